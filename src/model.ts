@@ -1,0 +1,36 @@
+// Data shared along the path sensor -> filters -> reading -> outbox -> uplink.
+
+export type DataFormat = 'Value' | 'JSON' | 'XML';
+export const DATA_FORMATS: readonly DataFormat[] = ['Value', 'JSON', 'XML'];
+
+/** One sample that survived its sensor's filter chain. */
+export interface Reading {
+  /** Configured sensor name, e.g. 'temp'. */
+  sensorId: string;
+  value: number;
+  /** Unit label, e.g. 'C', 'V', '' for none. */
+  unit: string;
+  /** Monotonic across the whole agent (and across reboots once persisted). */
+  seq: number;
+  /** millis() when sampled. */
+  uptimeMs: number;
+  /** Boot counter at sampling time: with uptimeMs it dates a reading once the clock is known. */
+  bootId: number;
+  /** Wall-clock ms since the epoch, when known at sampling time. */
+  wallMs?: number;
+}
+
+/** A device of the Device Data Service as the agent is configured to feed it. */
+export interface DeviceConfig {
+  /** Local name, e.g. 'dev1'. */
+  name: string;
+  deviceId: number;
+  devicePin: number;
+  format: DataFormat;
+  /** Sensor names this device carries (exactly one for a Value device). */
+  sensors: string[];
+  /** Fixed decimals for numbers in writes. Default 2. */
+  decimals?: number;
+  /** JSON devices: up to this many samples in one write (array). 1 = off. */
+  batch?: number;
+}

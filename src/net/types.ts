@@ -1,0 +1,43 @@
+// Contract of the HTTP/1.1 client (src/net/http.ts). Outcomes are values:
+// the client never throws and never rejects for network failures.
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  host: string;
+  port: number;
+  /** Already percent-encoded path (with query, if any). */
+  path: string;
+  /** Sent as UTF-8 with Content-Length in bytes. */
+  body?: string;
+  contentType?: string;
+}
+
+export type HttpFailure = 'connect' | 'timeout' | 'reset' | 'too-large' | 'protocol';
+
+export type HttpResult =
+  | {
+      kind: 'response';
+      status: number;
+      /** Reason phrase, '' when the server sent none. */
+      reason: string;
+      /** Header names lower-cased; values intact (they may contain ':'). */
+      headers: Record<string, string>;
+      /** Body decoded from UTF-8 (after de-chunking). */
+      body: string;
+      /** Bytes of the request as written to the socket. */
+      bytesSent: number;
+    }
+  | { kind: 'failure'; failure: HttpFailure; reason: string; bytesSent: number };
+
+export interface HttpClient {
+  request(req: HttpRequest): Promise<HttpResult>;
+}
+
+export interface HttpClientOptions {
+  /** Deadline for the TCP handshake. Default 5000. */
+  connectTimeoutMs?: number;
+  /** Deadline for the whole exchange, connect included. Default 15000. */
+  timeoutMs?: number;
+  /** Largest response (status line + headers + body) accepted. Default 8192. */
+  maxResponseBytes?: number;
+}

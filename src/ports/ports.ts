@@ -1,0 +1,180 @@
+// The platform boundary. Interfaces only: logic imports these and receives
+// implementations (src/ports/kaluma on the board, host/ports on a PC, fakes in
+// tests). Nothing here may touch a platform.
+//
+// Conventions: units live in names (Ms, Fraction); expected failures are
+// values, never rejected promises (a rejection prints "Uncaught" on Kaluma).
+
+/** Opaque timer handle. Kaluma returns numbers; Node returns objects. */
+export type TimerId = unknown;
+
+/** Monotonic and wall-clock time. */
+export interface Clock {
+  /** Milliseconds since boot; never goes back. */
+  uptimeMs(): number;
+  /** The RTC in ms since the Unix epoch. Starts near 0 at power-up until set. */
+  wallMs(): number;
+  /** Sets the RTC (ms since the Unix epoch). */
+  setWallMs(ms: number): void;
+}
+
+/** One-shot timers. Periodic work re-arms itself after each run (no overlap). */
+export interface Timers {
+  setTimeout(cb: () => void, ms: number): TimerId;
+  /** Safe with an unknown or already-fired id. */
+  clearTimeout(id: TimerId): void;
+}
+
+/** An ADC input. */
+export interface AnalogIn {
+  /** Raw reading as a fraction of the reference, in [0, 1). */
+  readFraction(): number;
+  close(): void;
+}
+
+export type Pull = 'up' | 'down' | 'none';
+
+export interface DigitalIn {
+  /** Electrical level: 0 or 1. */
+  read(): 0 | 1;
+  close(): void;
+}
+
+export interface DigitalOut {
+  write(high: boolean): void;
+  close(): void;
+}
+
+/** Opens pins. Throws (a bug, not an expected failure) on a pin the platform rejects. */
+export interface Pins {
+  analogIn(pin: number): AnalogIn;
+  digitalIn(pin: number, pull: Pull): DigitalIn;
+  digitalOut(pin: number): DigitalOut;
+  /** The board's status LED (on the Wi-Fi chip on W boards). */
+  led(): DigitalOut;
+}
+
+export interface WifiCredentials {
+  ssid: string;
+  password: string;
+}
+
+/** The station link. Kaluma's connect and scan block the whole runtime. */
+export interface WifiLink {
+  /** Associates and waits for an address. Resolves true only when the link is really up. */
+  connect(creds: WifiCredentials): Promise<boolean>;
+  /** Polls the link; there is no event when the access point drops us. */
+  isUp(): Promise<boolean>;
+  /** SSIDs currently visible, or undefined when the scan failed. */
+  scan(): Promise<string[] | undefined>;
+  disconnect(): Promise<void>;
+  /** Power-cycles the radio; every open socket is gone afterwards. */
+  reset(): Promise<void>;
+}
+
+export interface SocketHandlers {
+  onConnect(): void;
+  onData(bytes: Uint8Array): void;
+  /** The connection ended, by the peer or by an error. Called at most once. */
+  onClose(): void;
+}
+
+/** One TCP connection. */
+export interface Socket {
+  /** Keep each write small: Kaluma silently drops a write larger than 11,680 bytes. */
+  write(bytes: Uint8Array): void;
+  /** Closes without a half-close; safe to call twice. No onClose is promised after it. */
+  destroy(): void;
+}
+
+export interface SocketFactory {
+  /**
+   * Starts a TCP connection. May THROW synchronously: Kaluma throws when Wi-Fi
+   * is down, on DNS failure and when no socket slot is free. Callers turn the
+   * throw into an outcome.
+   */
+  connect(host: string, port: number, handlers: SocketHandlers): Socket;
+}
+
+/** Small string settings (Kaluma's storage: 64 slots, 253 bytes per item on Pico W). */
+export interface KvStore {
+  get(key: string): string | undefined;
+  set(key: string, value: string): void;
+  remove(key: string): void;
+}
+
+/**
+ * A flat file store (LittleFS on the board; data is committed on close).
+ * Methods throw on I/O errors; callers that can recover catch.
+ */
+export interface FileStore {
+  /** The whole file, or undefined when it does not exist. */
+  read(path: string): Uint8Array | undefined;
+  /** Bytes [offset, offset + length) of a file; shorter at the end of the file. */
+  readAt(path: string, offset: number, length: number): Uint8Array;
+  /** Replaces the file's content (creates it). */
+  write(path: string, bytes: Uint8Array): void;
+  /** Adds bytes at the end (creates the file). */
+  append(path: string, bytes: Uint8Array): void;
+  /** Size in bytes, or undefined when the file does not exist. */
+  size(path: string): number | undefined;
+  /** Atomic replace of `to` by `from`. */
+  rename(from: string, to: string): void;
+  /** Safe when the file does not exist. */
+  remove(path: string): void;
+  /** File names (not paths) in a directory, or [] when it does not exist. */
+  list(dir: string): string[];
+  /** Creates a directory; safe when it exists. */
+  mkdir(dir: string): void;
+}
+
+export interface Watchdog {
+  /** Starts (or re-programs) the hardware watchdog. It cannot be stopped. */
+  start(timeoutMs: number): void;
+  feed(): void;
+}
+
+export interface HeapUsage {
+  heapTotal: number;
+  heapUsed: number;
+  heapPeak: number;
+}
+
+export interface System {
+  /** Board name, e.g. 'pico-w'. */
+  boardName(): string;
+  /** Unique id of the board (16 hex digits on RP2). */
+  boardUid(): string;
+  /** JS heap figures, or undefined where the platform has none. */
+  memory(): HeapUsage | undefined;
+  /** Hard reboot. Does not return on the board. */
+  reboot(): void;
+  /** Seeds Math.random from a hardware source where there is one. */
+  seedRandom(): void;
+}
+
+/** Console output. Kaluma's console has only log and error. */
+export interface Log {
+  info(line: string): void;
+  error(line: string): void;
+}
+
+/** Makes functions callable by name from the console (the REPL's global scope). */
+export interface ConsoleHost {
+  expose(name: string, fn: (...args: unknown[]) => unknown): void;
+}
+
+/** Everything the agent needs from a platform, passed in at start. */
+export interface Platform {
+  clock: Clock;
+  timers: Timers;
+  pins: Pins;
+  wifi: WifiLink;
+  sockets: SocketFactory;
+  kv: KvStore;
+  files: FileStore;
+  watchdog: Watchdog;
+  system: System;
+  log: Log;
+  console: ConsoleHost;
+}
