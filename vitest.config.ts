@@ -4,8 +4,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
-    testTimeout: 20000,
-    hookTimeout: 20000,
+    testTimeout: 30000,
+    hookTimeout: 30000,
     pool: 'forks',
+    reporters: ['default', ['json', { outputFile: 'reports/vitest.json' }]],
   },
 });

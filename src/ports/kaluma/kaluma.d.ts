@@ -1,0 +1,110 @@
+// Typed declarations for the parts of Kaluma 1.2.1 the ports use, written
+// from the platform reference (../shared/kaluma-platform.md). Only files in
+// src/ports/kaluma may rely on them.
+
+declare function millis(): number;
+declare function delay(ms: number): void;
+declare function pinMode(pin: number, mode: number): void;
+declare function digitalRead(pin: number): number;
+declare function digitalWrite(pin: number, value: number): void;
+declare function analogRead(pin: number): number;
+declare function seed(n: number): void;
+declare function setTimeout(cb: () => void, ms: number): number;
+declare function clearTimeout(id: number): void;
+
+declare const INPUT: number;
+declare const OUTPUT: number;
+declare const INPUT_PULLUP: number;
+declare const INPUT_PULLDOWN: number;
+
+declare const console: {
+  log(...args: unknown[]): void;
+  error(...args: unknown[]): void;
+};
+
+declare const board: { name: string; uid: string };
+
+declare const storage: {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+};
+
+declare const process: {
+  memoryUsage(): { heapTotal: number; heapUsed: number; heapPeak: number };
+};
+
+declare module 'wifi' {
+  interface ConnectInfo {
+    ssid?: string;
+    password?: string;
+    enforce?: boolean;
+  }
+  interface ScanEntry {
+    ssid: string;
+    bssid: string;
+    security: string;
+    rssi: number;
+    channel: number;
+  }
+  export class WiFi {
+    connect(info: ConnectInfo, cb: (err: unknown, info?: unknown) => void): void;
+    disconnect(cb: (err: unknown) => void): void;
+    reset(cb: (err: unknown) => void): void;
+    scan(cb: (err: unknown, list?: ScanEntry[]) => void): void;
+    getConnection(cb: (err: unknown, info?: { ssid?: string; bssid?: string }) => void): void;
+  }
+}
+
+declare module 'net' {
+  export class Socket {
+    connect(o: { host: string; port: number }, onConnect: () => void): Socket;
+    on(ev: 'data', cb: (d: Uint8Array | string) => void): Socket;
+    on(ev: 'close' | 'error' | 'end', cb: () => void): Socket;
+    write(d: Uint8Array | string): boolean;
+    destroy(): void;
+  }
+}
+
+declare module 'fs' {
+  interface Stat {
+    size: number;
+    isFile(): boolean;
+    isDirectory(): boolean;
+  }
+  export function open(path: string, flags?: string): number;
+  export function read(fd: number, buf: Uint8Array, offset: number, length: number, position: number): number;
+  export function write(fd: number, buf: Uint8Array, offset: number, length: number, position: number): number;
+  export function close(fd: number): void;
+  export function readFile(path: string): Uint8Array;
+  export function writeFile(path: string, data: Uint8Array): void;
+  export function unlink(path: string): void;
+  export function rename(from: string, to: string): void;
+  export function exists(path: string): boolean;
+  export function stat(path: string): Stat;
+  export function mkdir(path: string): void;
+  export function readdir(path: string): string[];
+}
+
+declare module 'wdt' {
+  export class WDT {
+    constructor(timeoutMs: number);
+    feed(): void;
+  }
+}
+
+declare module 'rtc' {
+  export function setTime(ms: number): void;
+  export function getTime(): number;
+}
+
+declare module 'pico_cyw43' {
+  export class PicoCYW43 {
+    putGpio(pin: number, value: boolean): void;
+    getGpio(pin: number): boolean;
+  }
+}
+
+declare module 'rp2' {
+  export function randomBigInt(): unknown;
+}

@@ -1,0 +1,28 @@
+import { PicoCYW43 } from 'pico_cyw43';
+import type { DigitalOut, Pins, Pull } from '../ports';
+
+let cyw43: PicoCYW43 | undefined;
+
+function modeFor(pull: Pull): number {
+  return pull === 'up' ? INPUT_PULLUP : pull === 'down' ? INPUT_PULLDOWN : INPUT;
+}
+
+export const kalumaPins: Pins = {
+  // analogRead(30) is the internal temperature sensor; the ADC input is
+  // re-selected on every call, so there is nothing to close.
+  analogIn: (pin) => ({ readFraction: () => analogRead(pin), close: () => undefined }),
+  digitalIn: (pin, pull) => {
+    pinMode(pin, modeFor(pull));
+    return { read: () => (digitalRead(pin) ? 1 : 0), close: () => pinMode(pin, INPUT) };
+  },
+  digitalOut: (pin) => {
+    pinMode(pin, OUTPUT);
+    return { write: (high) => digitalWrite(pin, high ? 1 : 0), close: () => pinMode(pin, INPUT) };
+  },
+  // On W boards the LED hangs off the radio chip (WL_GPIO0) and wants a boolean.
+  led: (): DigitalOut => {
+    if (!cyw43) cyw43 = new PicoCYW43();
+    const chip = cyw43;
+    return { write: (on) => chip.putGpio(0, on), close: () => chip.putGpio(0, false) };
+  },
+};
