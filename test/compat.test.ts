@@ -1,0 +1,64 @@
+import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildBundle } from '../scripts/build';
+import { checkBundle } from '../scripts/compat';
+
+// Compiles a snippet the way a careless build would (target left above
+// es2019), so the check sees the syntax the engine rejects.
+async function bundleAt(target: string, code: string): Promise<string> {
+  const r = await build({ stdin: { contents: code, loader: 'ts' }, write: false, format: 'iife', target, minify: false });
+  return r.outputFiles[0]!.text;
+}
+
+describe('device bundle compatibility check', () => {
+  let bundle = '';
+  beforeAll(async () => {
+    await buildBundle({ outfile: 'dist/test-agent.js' });
+    bundle = readFileSync('dist/test-agent.js', 'utf8');
+  });
+
+  it('accepts the real bundle', () => {
+    expect(checkBundle(bundle)).toEqual([]);
+  });
+
+  it('rejects optional chaining left in by an es2020 build', async () => {
+    const out = await bundleAt('es2020', 'const a: any = (globalThis as any).x; (globalThis as any).y = a?.b;');
+    expect(out).toContain('?.');
+    expect(checkBundle(out)[0]).toMatch(/^syntax the engine does not accept/);
+  });
+
+  it('rejects logical assignment, private fields and class static blocks', () => {
+    expect(checkBundle('var a; a ??= 1;')).toHaveLength(1);
+    expect(checkBundle('class A { #x = 1; }')).toHaveLength(1);
+    expect(checkBundle('class A { static { } }')).toHaveLength(1);
+  });
+
+  it('names each missing built-in and console method', () => {
+    const code = [
+      'Promise.allSettled([]);', 'Object.hasOwn({}, "a");', 'console.warn("x");', '[1].at(0);',
+      'structuredClone({});', 'queueMicrotask(function(){});', 'encodeURIComponent("e");', 'module.exports = 1;',
+    ].join('\n');
+    expect(checkBundle(code)).toEqual([
+      'Promise.allSettled is missing on the device (line 1:0)',
+      'Object.hasOwn is missing on the device (line 2:0)',
+      'console.warn is missing on the device (line 3:0)',
+      '.at() is missing on the device (line 4:0)',
+      'structuredClone is missing on the device (line 5:0)',
+      'queueMicrotask is missing on the device (line 6:0)',
+      'encodeURIComponent is missing on the device (line 7:0)',
+      'module.exports is missing on the device (line 8:0)',
+    ]);
+  });
+
+  it('rejects regex named groups, lookbehind and property escapes, literal or constructed', () => {
+    expect(checkBundle('var r = /(?<y>\\d+)/;')).toEqual(['regex named group or lookbehind (line 1:8)']);
+    expect(checkBundle('var r = /(?<=a)b/;')).toEqual(['regex named group or lookbehind (line 1:8)']);
+    expect(checkBundle('var r = new RegExp("\\\\p{L}", "u");')).toEqual(['regex \\p{...} property escape (line 1:8)']);
+  });
+
+  it('rejects non-ASCII text and NUL bytes', () => {
+    expect(checkBundle('var s = "\u00e9";')).toEqual(['non-ASCII character at 9']);
+    expect(checkBundle('var s = 1;\u0000')[0]).toBe('NUL byte at 10: the program is stored NUL-terminated');
+  });
+});
