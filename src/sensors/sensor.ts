@@ -1,0 +1,14 @@
+// The one shape every sensor kind has: built from options with its ports
+// passed in, sampled on demand, closed once (a second close is harmless).
+
+export interface SensorSample {
+  value: number;
+  unit: string;
+}
+
+export interface Sensor {
+  readonly name: string;
+  /** undefined when the hardware gave nothing usable, or after close(). */
+  sample(): SensorSample | undefined;
+  close(): void;
+}
