@@ -1,0 +1,241 @@
+// The dashboard: a JSON state for polling and one self-contained HTML page
+// (inline CSS and script, an SVG line chart drawn by hand, nothing fetched
+// from elsewhere). It never shows API keys or PINs, and masks e-mails.
+
+import type { Device, HistoryEntry, Store } from './store';
+import { firstXmlNumber, numericText } from './xml';
+
+export interface DashboardDevice {
+  id: number;
+  name: string;
+  format: string;
+  crypto: string;
+  owner: string;
+  writes: number;
+  lastValue: string | null;
+  lastSeen: string | null;
+  /** Name of the charted field ('' for Value devices), null when nothing numeric was seen. */
+  field: string | null;
+  /** [epoch ms, value] for the charted field, oldest first. */
+  points: [number, number][];
+}
+
+export interface DashboardState {
+  now: string;
+  devices: DashboardDevice[];
+}
+
+const MAX_POINTS = 300;
+const MAX_VALUE_CHARS = 200;
+
+type Numeric = { field: string; value: number } | null;
+const numericCache = new WeakMap<HistoryEntry, Numeric>();
+
+function firstJsonNumber(v: unknown, key: string): Numeric {
+  if (typeof v === 'number') return Number.isFinite(v) ? { field: key, value: v } : null;
+  if (typeof v === 'string') {
+    const n = numericText(v);
+    return n === undefined ? null : { field: key, value: n };
+  }
+  if (Array.isArray(v)) {
+    for (const item of v) {
+      const r = firstJsonNumber(item, key);
+      if (r) return r;
+    }
+    return null;
+  }
+  if (v && typeof v === 'object') {
+    for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
+      const r = firstJsonNumber(item, k);
+      if (r) return r;
+    }
+  }
+  return null;
+}
+
+/** The first numeric field of a stored content, per the device's format. */
+export function numericOf(format: string, content: string): Numeric {
+  if (format === 'Value') {
+    const n = numericText(content);
+    return n === undefined ? null : { field: '', value: n };
+  }
+  if (format === 'JSON') {
+    try {
+      return firstJsonNumber(JSON.parse(content), '');
+    } catch {
+      return null;
+    }
+  }
+  return firstXmlNumber(content) ?? null;
+}
+
+function cachedNumeric(dev: Device, e: HistoryEntry): Numeric {
+  let r = numericCache.get(e);
+  if (r === undefined) {
+    r = numericOf(dev.format, e.content);
+    numericCache.set(e, r);
+  }
+  return r;
+}
+
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  const local = at >= 0 ? email.slice(0, at) : email;
+  const domain = at >= 0 ? email.slice(at) : '';
+  return (local.slice(0, 1) || '?') + '***' + domain;
+}
+
+export function dashboardState(store: Store): DashboardState {
+  const devices: DashboardDevice[] = [];
+  for (const dev of store.devices.values()) {
+    let field: string | null = null;
+    const points: [number, number][] = [];
+    const hist = dev.history;
+    for (let i = Math.max(0, hist.length - MAX_POINTS); i < hist.length; i++) {
+      const e = hist[i] as HistoryEntry;
+      const n = cachedNumeric(dev, e);
+      if (!n) continue;
+      if (field === null) field = n.field;
+      if (n.field !== field) continue; // keep one series per chart
+      points.push([Date.parse(e.at), n.value]);
+    }
+    const content = dev.content;
+    devices.push({
+      id: dev.id,
+      name: dev.name,
+      format: dev.format,
+      crypto: dev.crypto,
+      owner: maskEmail(dev.owner),
+      writes: dev.writes,
+      lastValue: content === undefined ? null : content.length > MAX_VALUE_CHARS ? content.slice(0, MAX_VALUE_CHARS) + '…' : content,
+      lastSeen: dev.lastAt ?? null,
+      field,
+      points,
+    });
+  }
+  devices.sort((a, b) => a.id - b.id);
+  return { now: new Date().toISOString(), devices };
+}
+
+export const DASHBOARD_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Device Data Service</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; background: #fafafa; }
+h1 { font-size: 1.3em; margin: 0 0 .3em; }
+#status { color: #666; margin-bottom: 1em; }
+#status.offline { color: #b00; }
+#devices { display: grid; grid-template-columns: repeat(auto-fill, minmax(340px, 1fr)); gap: 1em; }
+.device { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: .8em 1em; }
+.device h2 { font-size: 1.05em; margin: 0 0 .3em; }
+.device dl { display: grid; grid-template-columns: auto 1fr; gap: .1em .8em; margin: 0 0 .5em; }
+.device dt { color: #777; }
+.device dd { margin: 0; overflow-wrap: anywhere; font-family: ui-monospace, monospace; }
+.chart { width: 100%; height: 90px; background: #f4f7fb; border-radius: 4px; }
+.chart polyline { fill: none; stroke: #1a6fd0; stroke-width: 1.5; vector-effect: non-scaling-stroke; }
+.chart text { font-size: 10px; fill: #555; }
+#empty { color: #777; }
+</style>
+</head>
+<body>
+<h1>Device Data Service</h1>
+<div id="status">loading…</div>
+<p id="empty" hidden>No devices yet.</p>
+<div id="devices"></div>
+<script>
+"use strict";
+var NS = "http://www.w3.org/2000/svg";
+var W = 320, H = 90, PAD = 4;
+function el(tag, cls, text) {
+  var e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+function svgEl(tag, attrs) {
+  var e = document.createElementNS(NS, tag);
+  for (var k in attrs) e.setAttribute(k, attrs[k]);
+  return e;
+}
+function card(d) {
+  var c = el("section", "device");
+  c.setAttribute("data-device-id", String(d.id));
+  var h = el("h2", "device-title");
+  h.appendChild(el("span", "device-name"));
+  h.appendChild(document.createTextNode(" #" + d.id));
+  c.appendChild(h);
+  var dl = el("dl");
+  [["Format", "device-format"], ["Last value", "last-value"], ["Last seen", "last-seen"], ["Writes", "write-count"]].forEach(function (p) {
+    dl.appendChild(el("dt", "", p[0]));
+    dl.appendChild(el("dd", p[1]));
+  });
+  c.appendChild(dl);
+  var svg = svgEl("svg", { "class": "chart", viewBox: "0 0 " + W + " " + H, preserveAspectRatio: "none" });
+  svg.appendChild(svgEl("polyline", { points: "" }));
+  var lo = svgEl("text", { "class": "chart-min", x: 3, y: H - 3 });
+  var hi = svgEl("text", { "class": "chart-max", x: 3, y: 11 });
+  svg.appendChild(lo); svg.appendChild(hi);
+  c.appendChild(svg);
+  return c;
+}
+function draw(svg, points) {
+  var line = svg.querySelector("polyline");
+  var lo = svg.querySelector(".chart-min"), hi = svg.querySelector(".chart-max");
+  svg.setAttribute("data-points", String(points.length));
+  if (points.length === 0) { line.setAttribute("points", ""); lo.textContent = ""; hi.textContent = ""; return; }
+  var t0 = points[0][0], t1 = points[points.length - 1][0];
+  var v0 = Infinity, v1 = -Infinity;
+  points.forEach(function (p) { if (p[1] < v0) v0 = p[1]; if (p[1] > v1) v1 = p[1]; });
+  var dt = t1 - t0 || 1, dv = v1 - v0 || 1;
+  var n = points.length;
+  line.setAttribute("points", points.map(function (p, i) {
+    var x = n === 1 ? W / 2 : PAD + (t1 === t0 ? i / (n - 1) : (p[0] - t0) / dt) * (W - 2 * PAD);
+    var y = v1 === v0 ? H / 2 : H - PAD - ((p[1] - v0) / dv) * (H - 2 * PAD);
+    return x.toFixed(1) + "," + y.toFixed(1);
+  }).join(" "));
+  lo.textContent = String(v0);
+  hi.textContent = String(v1);
+}
+function ago(iso, now) {
+  if (!iso) return "never";
+  var s = Math.max(0, Math.round((Date.parse(now) - Date.parse(iso)) / 1000));
+  var t = new Date(iso).toLocaleTimeString();
+  return t + " (" + (s < 60 ? s + " s" : s < 3600 ? Math.round(s / 60) + " min" : Math.round(s / 3600) + " h") + " ago)";
+}
+function render(state) {
+  var box = document.getElementById("devices");
+  document.getElementById("empty").hidden = state.devices.length > 0;
+  state.devices.forEach(function (d) {
+    var c = box.querySelector('[data-device-id="' + d.id + '"]');
+    if (!c) { c = card(d); box.appendChild(c); }
+    c.setAttribute("data-format", d.format);
+    c.querySelector(".device-name").textContent = d.name;
+    c.querySelector(".device-format").textContent = d.format + (d.field ? " (chart: " + d.field + ")" : "");
+    c.querySelector(".last-value").textContent = d.lastValue === null ? "—" : d.lastValue;
+    c.querySelector(".last-seen").textContent = ago(d.lastSeen, state.now);
+    c.querySelector(".write-count").textContent = String(d.writes);
+    draw(c.querySelector(".chart"), d.points);
+  });
+}
+function poll() {
+  var st = document.getElementById("status");
+  fetch("/dashboard/state", { cache: "no-store" }).then(function (r) {
+    if (!r.ok) throw new Error("HTTP " + r.status);
+    return r.json();
+  }).then(function (s) {
+    render(s);
+    st.className = "";
+    st.textContent = s.devices.length + " device(s), updated " + new Date(s.now).toLocaleTimeString();
+  }).catch(function (e) {
+    st.className = "offline";
+    st.textContent = "service unreachable (" + e.message + ")";
+  }).then(function () { setTimeout(poll, 1000); });
+}
+poll();
+</script>
+</body>
+</html>
+`;

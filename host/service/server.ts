@@ -1,0 +1,408 @@
+// A local stand-in for the Device Data Service: the eight operations under
+// /api/, a dashboard at /, a durable journal, and optional injected faults.
+// Decisions where the spec is silent are listed in NOTES.md beside this file.
+
+import { EventEmitter } from 'node:events';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+
+import { DASHBOARD_HTML, dashboardState } from './dashboard';
+import { Store } from './store';
+import type { Account, Device, Format } from './store';
+import { checkXml, escapeXmlText } from './xml';
+
+export interface FaultOptions {
+  /** Delay before every /api/ request is handled. */
+  latencyMs?: number;
+  /** 0..1: share of /api/ requests answered 503 or 429 (with Retry-After: 1) and not carried out. */
+  errorShare?: number;
+  /** 0..1: share of /api/ requests whose connection is destroyed without an answer. */
+  dropShare?: number;
+}
+
+export interface ServiceOptions {
+  /** Default 0: an ephemeral port. */
+  port?: number;
+  /** Default '127.0.0.1'. */
+  host?: string;
+  dataDir: string;
+  faults?: FaultOptions;
+  /** Largest accepted POST body. Default 16384. */
+  maxBodyBytes?: number;
+  /** Per-device history kept in memory. Default 1000. */
+  historyLimit?: number;
+  log?: (line: string) => void;
+}
+
+export interface WriteEvent {
+  deviceId: number;
+  deviceName: string;
+  format: Format;
+  content: string;
+  /** Server time of the write, ISO 8601. */
+  at: string;
+}
+
+export interface RunningService {
+  /** Base URL without a trailing slash, e.g. http://127.0.0.1:40123 */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+  /** Emits 'write' with a WriteEvent after each durable write. */
+  events: EventEmitter;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const TEXT = 'text/plain; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const XML_TYPE = 'application/xml; charset=utf-8';
+
+const REASONS: Record<number, string> = {
+  400: 'bad request',
+  401: 'invalid API key',
+  404: 'not found',
+  405: 'method not allowed',
+  409: 'format mismatch',
+  413: 'body too large',
+  429: 'too many requests',
+  431: 'request header too large',
+  500: 'internal error',
+  503: 'service unavailable',
+};
+
+/** Same body for an unknown device, a device of another account and a wrong pin. */
+const NO_DEVICE = 'device not found';
+
+interface Operation {
+  method: 'GET' | 'POST';
+  params: number;
+}
+
+const OPERATIONS: Record<string, Operation> = {
+  generateapikey: { method: 'GET', params: 2 },
+  createuserdevice: { method: 'GET', params: 4 },
+  updatedevicevalue: { method: 'GET', params: 4 },
+  updatedevicejson: { method: 'POST', params: 3 },
+  updatedevicexml: { method: 'POST', params: 3 },
+  showdevicevalue: { method: 'GET', params: 3 },
+  showdevicejson: { method: 'GET', params: 3 },
+  showdevicexml: { method: 'GET', params: 3 },
+};
+
+const FORMAT_OF_OP: Record<string, Format> = {
+  updatedevicevalue: 'Value',
+  showdevicevalue: 'Value',
+  updatedevicejson: 'JSON',
+  showdevicejson: 'JSON',
+  updatedevicexml: 'XML',
+  showdevicexml: 'XML',
+};
+
+function send(res: http.ServerResponse, status: number, body: string, type = TEXT, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const buf = Buffer.from(body, 'utf8');
+  res.statusCode = status;
+  res.setHeader('Content-Type', type);
+  res.setHeader('Content-Length', buf.length);
+  res.setHeader('Cache-Control', 'no-store');
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.end(buf);
+}
+
+/** Path without query or fragment; absolute-form targets reduced to their path. */
+function pathOf(target: string): string {
+  let p = target;
+  const cut = p.search(/[?#]/);
+  if (cut >= 0) p = p.slice(0, cut);
+  if (!p.startsWith('/')) {
+    const m = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*(\/.*)?$/.exec(p);
+    p = m ? (m[1] ?? '/') : p;
+  }
+  if (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
+  return p;
+}
+
+function decodeSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new HttpError(400, 'malformed percent-encoding in path');
+  }
+}
+
+function parseInteger(name: string, s: string): number {
+  if (!/^[0-9]{1,9}$/.test(s)) throw new HttpError(400, `${name} must be a non-negative integer`);
+  return Number(s);
+}
+
+/** Masks credentials in a path for the log. */
+function maskPath(path: string): string {
+  const seg = path.split('/');
+  const op = (seg[2] ?? '').toLowerCase();
+  const mask = (i: number, keep: number): void => {
+    const s = seg[i];
+    if (s !== undefined && s !== '') seg[i] = s.slice(0, keep) + '…';
+  };
+  if (op === 'generateapikey') mask(4, 0);
+  else if (OPERATIONS[op]) {
+    mask(3, 4);
+    if (op !== 'createuserdevice') mask(5, 0);
+  }
+  return seg.join('/');
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function readBody(req: http.IncomingMessage, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = req.headers['content-length'];
+    const tooLarge = declared !== undefined && Number(declared) > max;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = tooLarge;
+    // An oversized body is still drained (up to a cap) before answering, so
+    // the client is not reset while it writes and can read the 413.
+    const drainCap = Math.max(max * 4, 1 << 20);
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > max) over = true;
+      if (over) {
+        chunks.length = 0;
+        if (size > drainCap) {
+          req.pause();
+          reject(new HttpError(413, REASONS[413] as string, { Connection: 'close' }));
+        }
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (over) reject(new HttpError(413, REASONS[413] as string, { Connection: 'close' }));
+      else resolve(Buffer.concat(chunks, size));
+    });
+    req.on('error', reject);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export async function startService(o: ServiceOptions): Promise<RunningService> {
+  const log = o.log ?? (() => {});
+  const maxBody = o.maxBodyBytes ?? 16384;
+  const faults = o.faults ?? {};
+  const store = new Store(o.dataDir, o.historyLimit ?? 1000, log);
+  const events = new EventEmitter();
+  let closed = false;
+
+  function deviceFor(params: string[]): { acc: Account; dev: Device } {
+    const [key, idText, pinText] = params as [string, string, string];
+    const id = parseInteger('DeviceID', idText);
+    const pin = parseInteger('DevicePIN', pinText);
+    const acc = store.accountByKey(key);
+    if (!acc) throw new HttpError(401, REASONS[401] as string);
+    const dev = store.devices.get(id);
+    if (!dev || dev.owner !== acc.email || dev.pin !== pin) throw new HttpError(404, NO_DEVICE);
+    return { acc, dev };
+  }
+
+  function checkFormat(dev: Device, op: string): void {
+    const want = FORMAT_OF_OP[op];
+    if (want !== dev.format) {
+      throw new HttpError(409, `format mismatch: device ${dev.id} holds ${dev.format}, this operation is for ${want}`);
+    }
+  }
+
+  function recordWrite(dev: Device, content: string): void {
+    const at = store.write(dev, content);
+    const ev: WriteEvent = { deviceId: dev.id, deviceName: dev.name, format: dev.format, content, at };
+    events.emit('write', ev);
+  }
+
+  async function api(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
+    const rawSegs = path.slice('/api/'.length).split('/');
+    const op = (rawSegs[0] ?? '').toLowerCase();
+    const spec = OPERATIONS[op];
+    if (!spec || rawSegs.length - 1 !== spec.params) throw new HttpError(404, REASONS[404] as string);
+    if (req.method !== spec.method) throw new HttpError(405, REASONS[405] as string, { Allow: spec.method });
+
+    if (faults.latencyMs && faults.latencyMs > 0) await sleep(faults.latencyMs);
+    if (closed) {
+      res.destroy();
+      return;
+    }
+    if (faults.dropShare && Math.random() < faults.dropShare) {
+      log(`fault: dropping ${req.method} ${maskPath(path)}`);
+      res.destroy();
+      req.socket.destroy();
+      return;
+    }
+    if (faults.errorShare && Math.random() < faults.errorShare) {
+      const status = Math.random() < 0.5 ? 503 : 429;
+      throw new HttpError(status, REASONS[status] as string, { 'Retry-After': '1' });
+    }
+
+    const body = spec.method === 'POST' ? await readBody(req, maxBody) : undefined;
+    if (closed) {
+      res.destroy();
+      return;
+    }
+    const params = rawSegs.slice(1).map(decodeSegment);
+    if (params.some((p) => p === '')) throw new HttpError(400, 'empty path parameter');
+
+    switch (op) {
+      case 'generateapikey': {
+        const email = (params[0] as string).trim().toLowerCase();
+        const password = params[1] as string;
+        if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new HttpError(400, 'emailid is not an e-mail address');
+        const key = store.apiKeyFor(email, password);
+        if (key === undefined) throw new HttpError(401, 'invalid credentials');
+        send(res, 200, JSON.stringify({ APIKey: key }), JSON_TYPE);
+        return;
+      }
+      case 'createuserdevice': {
+        const [key, name, cryptoName, formatText] = params as [string, string, string, string];
+        const acc = store.accountByKey(key);
+        if (!acc) throw new HttpError(401, REASONS[401] as string);
+        const format = (['Value', 'JSON', 'XML'] as const).find((f) => f.toLowerCase() === formatText.toLowerCase());
+        if (!format) throw new HttpError(400, 'DataFormat must be one of Value, JSON, XML');
+        const dev = store.createDevice(acc, name, cryptoName, format);
+        send(
+          res,
+          200,
+          JSON.stringify({ DeviceID: dev.id, DevicePIN: dev.pin, DeviceName: dev.name, CryptoName: dev.crypto, DataFormat: dev.format }),
+          JSON_TYPE,
+        );
+        return;
+      }
+      case 'updatedevicevalue': {
+        const { dev } = deviceFor(params.slice(0, 3));
+        checkFormat(dev, op);
+        recordWrite(dev, params[3] as string);
+        send(res, 200, 'Value updated');
+        return;
+      }
+      case 'updatedevicejson':
+      case 'updatedevicexml': {
+        const { dev } = deviceFor(params);
+        checkFormat(dev, op);
+        let text: string;
+        try {
+          text = utf8.decode(body as Buffer);
+        } catch {
+          throw new HttpError(400, 'body is not valid UTF-8');
+        }
+        if (text.trim() === '') throw new HttpError(400, 'empty body');
+        if (op === 'updatedevicejson') {
+          try {
+            JSON.parse(text);
+          } catch {
+            throw new HttpError(400, 'malformed JSON');
+          }
+        } else {
+          const r = checkXml(text);
+          if (!r.ok) throw new HttpError(400, `malformed XML: ${r.error} at offset ${r.offset}`);
+        }
+        recordWrite(dev, text);
+        send(res, 200, op === 'updatedevicejson' ? 'JSON updated' : 'XML updated');
+        return;
+      }
+      case 'showdevicevalue': {
+        const { dev } = deviceFor(params);
+        checkFormat(dev, op);
+        send(res, 200, dev.content ?? '');
+        return;
+      }
+      case 'showdevicejson': {
+        const { dev } = deviceFor(params);
+        checkFormat(dev, op);
+        send(res, 200, dev.content ?? '{}', JSON_TYPE);
+        return;
+      }
+      case 'showdevicexml': {
+        const { dev } = deviceFor(params);
+        checkFormat(dev, op);
+        send(res, 200, `<data>${escapeXmlText(dev.content ?? '')}</data>`, XML_TYPE);
+        return;
+      }
+    }
+    throw new HttpError(404, REASONS[404] as string);
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const path = pathOf(req.url ?? '/');
+    if (path === '/' || path === '/dashboard/state') {
+      if (req.method !== 'GET') throw new HttpError(405, REASONS[405] as string, { Allow: 'GET' });
+      if (path === '/') send(res, 200, DASHBOARD_HTML, 'text/html; charset=utf-8');
+      else send(res, 200, JSON.stringify(dashboardState(store)), JSON_TYPE);
+      return;
+    }
+    if (path.startsWith('/api/')) return api(req, res, path);
+    throw new HttpError(404, REASONS[404] as string);
+  }
+
+  const server = http.createServer((req, res) => {
+    const started = Date.now();
+    res.on('finish', () => {
+      log(`${req.method} ${maskPath(pathOf(req.url ?? '/'))} -> ${res.statusCode} ${Date.now() - started}ms`);
+    });
+    handle(req, res).catch((err: unknown) => {
+      if (err instanceof HttpError) {
+        send(res, err.status, err.message, TEXT, err.headers);
+        return;
+      }
+      log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      send(res, 500, REASONS[500] as string, TEXT, { Connection: 'close' });
+    });
+  });
+
+  // Answer unparsable requests ourselves so even those carry Content-Length and Date.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const body = REASONS[status] as string;
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nDate: ${new Date().toUTCString()}\r\n` +
+        `Content-Type: ${TEXT}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const hostForUrl = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+
+  return {
+    url: `http://${hostForUrl}:${addr.port}`,
+    port: addr.port,
+    events,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      store.close();
+    },
+  };
+}
