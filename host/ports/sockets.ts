@@ -1,0 +1,40 @@
+// The Socket port over node:net, shaped like Kaluma's sockets: events map onto
+// the three handlers, errors only show up as a close, and a connect that the
+// board would refuse outright can be made to throw synchronously.
+import { connect as netConnect } from 'node:net';
+import type { Socket, SocketFactory, SocketHandlers } from '../../src/ports/ports';
+
+export interface NodeSocketsOptions {
+  /** Returns a message to make connect() throw it, as Kaluma does with Wi-Fi down. */
+  throwOnConnect?: () => string | undefined;
+}
+
+export function createNodeSockets(o: NodeSocketsOptions = {}): SocketFactory {
+  return {
+    connect(host: string, port: number, h: SocketHandlers): Socket {
+      const refusal = o.throwOnConnect?.();
+      if (refusal !== undefined) throw new Error(refusal);
+      const s = netConnect({ host, port });
+      let closed = false;
+      const close = (): void => {
+        if (closed) return;
+        closed = true;
+        h.onClose();
+      };
+      s.on('connect', () => h.onConnect());
+      // Hand out a plain view, so code under test cannot lean on Buffer methods.
+      s.on('data', (d: Buffer) => h.onData(new Uint8Array(d.buffer, d.byteOffset, d.byteLength)));
+      // 'error' is always followed by 'close'; the once-guard keeps it to one call.
+      s.on('error', close);
+      s.on('close', close);
+      return {
+        write(bytes: Uint8Array): void {
+          if (!s.destroyed) s.write(bytes);
+        },
+        destroy(): void {
+          s.destroy();
+        },
+      };
+    },
+  };
+}

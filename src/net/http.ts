@@ -1,0 +1,245 @@
+// A small HTTP/1.1 client over the Socket port. Kaluma's own http module
+// half-closes, hangs on chunked replies and mangles headers, so we frame the
+// response ourselves and close as soon as it is complete.
+import type { Socket, SocketFactory, TimerId, Timers } from '../ports/ports';
+import type { HttpClient, HttpClientOptions, HttpFailure, HttpRequest, HttpResult } from './types';
+
+/** Largest single write: Kaluma copies each write onto its small C stack. */
+const PIECE = 2048;
+const CR = 13;
+const LF = 10;
+
+// Parser phases. Those below LENGTH consume whole lines.
+const STATUS = 0;
+const HEADER = 1;
+const CHUNK_SIZE = 2;
+const CHUNK_END = 3;
+const TRAILER = 4;
+const LENGTH = 5;
+const CHUNK_DATA = 6;
+const UNTIL_CLOSE = 7;
+
+const encoder = new TextEncoder();
+// Kaluma's decoder honours a view's offset, so the body is decoded without a copy.
+const decoder = new TextDecoder();
+
+export function createHttpClient(
+  o: { sockets: SocketFactory; timers: Timers } & HttpClientOptions,
+): HttpClient {
+  return {
+    request: (req) => new Promise<HttpResult>((resolve) => exchange(o, req, resolve)),
+  };
+}
+
+function exchange(
+  o: { sockets: SocketFactory; timers: Timers } & HttpClientOptions,
+  req: HttpRequest,
+  resolve: (r: HttpResult) => void,
+): void {
+  const timers = o.timers;
+  const max = o.maxResponseBytes ?? 8192;
+  let sock: Socket | undefined;
+  let connected = false;
+  let done = false;
+  let sent = 0;
+  // Raw response bytes; chunked bodies are de-framed in place, so the body is
+  // always buf[bodyStart, w) and nothing beyond `max` is ever held.
+  let buf = new Uint8Array(0);
+  let n = 0;
+  let p = 0;
+  let scan = 0;
+  let w = 0;
+  let bodyStart = 0;
+  let left = 0;
+  let phase = STATUS;
+  let status = 0;
+  let reason = '';
+  let headers: Record<string, string> = {};
+  let out = new Uint8Array(0);
+
+  const finish = (r: HttpResult): void => {
+    if (done) return;
+    done = true;
+    timers.clearTimeout(connectTimer);
+    timers.clearTimeout(deadline);
+    if (sock) {
+      try {
+        sock.destroy();
+      } catch {
+        // Nothing more can be done with a socket that refuses to close.
+      }
+    }
+    resolve(r);
+  };
+  const fail = (failure: HttpFailure, why: string): void =>
+    finish({ kind: 'failure', failure, reason: why, bytesSent: sent });
+  const complete = (): void =>
+    finish({
+      kind: 'response',
+      status,
+      reason,
+      headers,
+      body: decoder.decode(buf.subarray(bodyStart, w)),
+      bytesSent: sent,
+    });
+  // Socket callbacks run in the runtime's event loop, where a throw vanishes
+  // and would leave the promise pending forever.
+  const guard =
+    <A extends unknown[]>(f: (...a: A) => void) =>
+    (...a: A): void => {
+      if (done) return;
+      try {
+        f(...a);
+      } catch (e) {
+        fail(connected ? 'reset' : 'connect', message(e));
+      }
+    };
+
+  const send = (s: Socket): void => {
+    for (let i = 0; i < out.length && !done; i += PIECE) {
+      const piece = out.subarray(i, i + PIECE);
+      s.write(piece);
+      sent += piece.length;
+    }
+  };
+
+  const endOfHead = (): void => {
+    if (status < 200) {
+      phase = STATUS;
+      return;
+    }
+    bodyStart = w = p;
+    const te = headers['transfer-encoding'];
+    const cl = headers['content-length'];
+    if (status === 204 || status === 304) return complete();
+    if (te !== undefined && /chunked/i.test(te)) {
+      phase = CHUNK_SIZE;
+    } else if (cl !== undefined) {
+      if (!/^\d+$/.test(cl)) return fail('protocol', 'bad content-length');
+      left = +cl;
+      if (p + left > max) return fail('too-large', 'content-length ' + cl);
+      if (left === 0) return complete();
+      phase = LENGTH;
+    } else {
+      phase = UNTIL_CLOSE;
+    }
+  };
+
+  const onLine = (line: string): void => {
+    if (phase === STATUS) {
+      const m = /^HTTP\/\d\.\d (\d\d\d)(?: (.*))?$/.exec(line);
+      if (!m) return fail('protocol', 'bad status line');
+      status = +(m[1] as string);
+      reason = m[2] ?? '';
+      headers = {};
+      phase = HEADER;
+    } else if (phase === HEADER) {
+      if (!line) return endOfHead();
+      const i = line.indexOf(':');
+      // Lines without a name are tolerated and dropped, like obsolete folding.
+      if (i > 0) {
+        const k = line.slice(0, i).trim().toLowerCase();
+        const v = line.slice(i + 1).trim();
+        const prev = headers[k];
+        headers[k] = typeof prev === 'string' ? prev + ', ' + v : v;
+      }
+    } else if (phase === CHUNK_SIZE) {
+      const m = /^[0-9a-f]+/i.exec(line);
+      if (!m) return fail('protocol', 'bad chunk size');
+      left = parseInt(m[0], 16);
+      phase = left ? CHUNK_DATA : TRAILER;
+    } else if (phase === CHUNK_END) {
+      if (line) return fail('protocol', 'bad chunk end');
+      phase = CHUNK_SIZE;
+    } else if (!line) {
+      // Trailers are read and ignored until the blank line.
+      complete();
+    }
+  };
+
+  const parse = (): void => {
+    while (!done) {
+      if (phase < LENGTH) {
+        const e = buf.indexOf(LF, scan > p ? scan : p);
+        if (e < 0 || e >= n) {
+          scan = n;
+          return;
+        }
+        const line = decoder.decode(buf.subarray(p, e > p && buf[e - 1] === CR ? e - 1 : e));
+        p = e + 1;
+        onLine(line);
+      } else {
+        const avail = n - p;
+        const take = phase === UNTIL_CLOSE || left > avail ? avail : left;
+        if (w !== p) buf.copyWithin(w, p, p + take);
+        w += take;
+        p += take;
+        left -= take;
+        if (phase === UNTIL_CLOSE || left > 0) return;
+        if (phase === LENGTH) return complete();
+        phase = CHUNK_END;
+      }
+    }
+  };
+
+  const onData = (bytes: Uint8Array): void => {
+    const len = bytes.length;
+    if (n + len > max) return fail('too-large', 'response over ' + max + ' bytes');
+    if (n + len > buf.length) {
+      const grown = new Uint8Array(Math.min(max, Math.max(n + len, buf.length * 2, 512)));
+      grown.set(buf.subarray(0, n));
+      buf = grown;
+    }
+    buf.set(bytes, n);
+    n += len;
+    parse();
+  };
+
+  const onClose = (): void => {
+    if (phase === UNTIL_CLOSE) return complete();
+    fail(connected ? 'reset' : 'connect', connected ? 'closed mid-response' : 'closed before connect');
+  };
+
+  const connectTimer: TimerId = timers.setTimeout(
+    () => fail('timeout', 'connect'),
+    o.connectTimeoutMs ?? 5000,
+  );
+  const deadline: TimerId = timers.setTimeout(() => fail('timeout', 'response'), o.timeoutMs ?? 15000);
+
+  try {
+    let head = req.method + ' ' + req.path + ' HTTP/1.1\r\nHost: ' + req.host;
+    if (req.port !== 80) head += ':' + req.port;
+    head += '\r\n';
+    let body: Uint8Array = out;
+    if (req.body !== undefined) {
+      body = encoder.encode(req.body);
+      head +=
+        'Content-Type: ' + (req.contentType ?? 'text/plain; charset=utf-8') +
+        '\r\nContent-Length: ' + body.length + '\r\n';
+    }
+    const h = encoder.encode(head + '\r\n');
+    out = new Uint8Array(h.length + body.length);
+    out.set(h);
+    out.set(body, h.length);
+
+    const s = o.sockets.connect(req.host, req.port, {
+      onConnect: guard(() => {
+        connected = true;
+        timers.clearTimeout(connectTimer);
+        if (sock) send(sock);
+      }),
+      onData: guard(onData),
+      onClose: guard(onClose),
+    });
+    sock = s;
+    // A socket whose events fired during connect() itself is handled here.
+    if (done) s.destroy();
+    else if (connected) send(s);
+  } catch (e) {
+    fail(connected ? 'reset' : 'connect', message(e));
+  }
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
