@@ -1,0 +1,253 @@
+// The Device Data Service client: one method per operation of the spec, each
+// resolving (never rejecting) to an Outcome.
+//
+// Classification:
+//   2xx                          ok, unless the body signals an error (see
+//                                parse.ts) or lacks what the operation needs:
+//                                then reject, with the body summarised
+//   408, 425, 429, 5xx           retry, with Retry-After as retryAfterMs
+//   connect, timeout, reset,     retry
+//   protocol failures            (a garbled reply is as likely a passing
+//                                fault as a wrong server; backoff bounds it)
+//   too-large failure            reject: asking again gets the same oversized
+//                                reply and would block the queue behind it
+//   1xx, 3xx, other 4xx          reject
+// Bad inputs are rejected before any network I/O. The API key and password
+// never appear in reasons, notes or log lines: they are masked wherever they
+// would (raw or percent-encoded), and so is a key found in a reply.
+
+import { DATA_FORMATS } from '../model';
+import type { DataFormat } from '../model';
+import type { HttpClient, HttpResult } from '../net/types';
+import type { Log } from '../ports/ports';
+import { parseRetryAfter } from './http-date';
+import type { Found } from './parse';
+import { describeBody, errorSignal, parseApiKey, parseDeviceCreated, parseJsonRead, parseValueRead, parseWriteReply, parseXmlRead, xmlProblem } from './parse';
+import { apiPath, encodeSegment, parseBaseUrl } from './url';
+
+export interface DeviceRef {
+  apiKey: string;
+  deviceId: number;
+  devicePin: number;
+}
+
+export type Outcome<T> =
+  | { kind: 'ok'; status: number; value: T; note: string; bytesSent: number; date?: string }
+  | { kind: 'retry'; reason: string; retryAfterMs?: number; status?: number; bytesSent: number }
+  | { kind: 'reject'; reason: string; status?: number; bytesSent: number };
+
+export interface ServiceClient {
+  writeValue(dev: DeviceRef, text: string): Promise<Outcome<undefined>>;
+  writeJson(dev: DeviceRef, json: string): Promise<Outcome<undefined>>;
+  writeXml(dev: DeviceRef, xml: string): Promise<Outcome<undefined>>;
+  readValue(dev: DeviceRef): Promise<Outcome<string>>;
+  readJson(dev: DeviceRef): Promise<Outcome<unknown>>;
+  readXml(dev: DeviceRef): Promise<Outcome<string>>;
+  generateApiKey(email: string, password: string): Promise<Outcome<{ apiKey: string }>>;
+  createDevice(apiKey: string, name: string, cryptoName: string, format: DataFormat): Promise<Outcome<{ deviceId?: number; devicePin?: number }>>;
+}
+
+/**
+ * `abcd…(32)`: the first 4 characters and the length. Below 8 characters the
+ * first 4 would give most of the secret away, so only the length shows.
+ */
+export function maskSecret(s: string): string {
+  return (s.length >= 8 ? s.slice(0, 4) : '') + '…(' + s.length + ')';
+}
+
+interface Call<T> {
+  op: string;
+  /** [field name, value] per path segment, in order. */
+  segments: [string, string][];
+  /** Values to mask in every message; a parser may add what it finds. */
+  secrets: string[];
+  body?: string;
+  contentType?: string;
+  /** A problem found before any I/O. */
+  problem?: string;
+  read(body: string, secrets: string[]): Found<T> & { odd?: boolean };
+}
+
+function devSegments(dev: DeviceRef): [string, string][] {
+  return [
+    ['apiKey', dev.apiKey],
+    ['deviceId', String(dev.deviceId)],
+    ['devicePin', String(dev.devicePin)],
+  ];
+}
+
+function devProblem(dev: DeviceRef): string | undefined {
+  for (const f of ['deviceId', 'devicePin'] as const) {
+    const v = dev[f];
+    if (typeof v !== 'number' || !(v >= 0 && v <= 9007199254740991 && v % 1 === 0)) {
+      return f + ' must be a whole number from 0 (got ' + String(v) + ')';
+    }
+  }
+  return undefined;
+}
+
+/** A reply to a write or account call that signals an error becomes a reject. */
+function guarded<T>(f: (body: string, secrets: string[]) => Found<T> & { odd?: boolean }) {
+  return (body: string, secrets: string[]): Found<T> & { odd?: boolean } => {
+    const error = errorSignal(body);
+    return error ? { ok: false, error, note: describeBody(body) } : f(body, secrets);
+  };
+}
+
+export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?: Log }): { ok: true; client: ServiceClient } | { ok: false; error: string } {
+  const base = parseBaseUrl(o.baseUrl);
+  if (!base.ok) return base;
+  const { host, port, prefix } = base;
+
+  function hide(text: string, secrets: string[]): string {
+    for (const s of secrets) {
+      if (!s) continue;
+      text = text.split(s).join(maskSecret(s));
+      const enc = encodeSegment(s);
+      if (enc !== s) text = text.split(enc).join(maskSecret(s));
+    }
+    return text;
+  }
+
+  async function run<T>(c: Call<T>): Promise<Outcome<T>> {
+    let problem = c.problem;
+    for (const [field, v] of c.segments) {
+      if (problem) break;
+      if (typeof v !== 'string' || !v) problem = field + ' is empty';
+      else if (v === '.' || v === '..') problem = field + ' must not be "." or ".."';
+    }
+    if (problem) return { kind: 'reject', reason: problem, bytesSent: 0 };
+    const values = c.segments.map((s) => s[1]);
+    let r: HttpResult;
+    try {
+      r = await o.http.request({
+        method: c.body === undefined ? 'GET' : 'POST',
+        host,
+        port,
+        path: apiPath(prefix, c.op, values),
+        body: c.body,
+        contentType: c.contentType,
+      });
+    } catch (e) {
+      // A contract breach in the HTTP layer; the data is kept for a later try.
+      return { kind: 'retry', reason: hide('http client failed: ' + String(e), c.secrets), bytesSent: 0 };
+    }
+    const bytesSent = r.bytesSent;
+    if (r.kind === 'failure') {
+      const reason = hide(r.failure + ': ' + r.reason, c.secrets);
+      return r.failure === 'too-large' ? { kind: 'reject', reason, bytesSent } : { kind: 'retry', reason, bytesSent };
+    }
+    const status = r.status;
+    const head = 'HTTP ' + status + (r.reason ? ' ' + r.reason : '');
+    if (status >= 200 && status < 300) {
+      const f = c.read(r.body, c.secrets);
+      const told = hide(f.ok ? head + ', ' + f.note : head + ': ' + f.error + ' (' + f.note + ')', c.secrets);
+      if ((!f.ok || f.odd) && o.log) {
+        const shown = values.map((v) => (c.secrets.indexOf(v) >= 0 ? maskSecret(v) : encodeSegment(v)));
+        o.log.info('service: unexpected reply to ' + prefix + '/api/' + c.op + '/' + shown.join('/') + ': ' + told);
+      }
+      if (!f.ok) return { kind: 'reject', reason: told, status, bytesSent };
+      const date = r.headers['date'];
+      const ok: Outcome<T> = { kind: 'ok', status, value: f.value, note: told, bytesSent };
+      if (date !== undefined) ok.date = date;
+      return ok;
+    }
+    const reason = hide(head + ': ' + describeBody(r.body), c.secrets);
+    if (status === 408 || status === 425 || status === 429 || status >= 500) {
+      const out: Outcome<T> = { kind: 'retry', reason, status, bytesSent };
+      const after = parseRetryAfter(r.headers['retry-after'], r.headers['date']);
+      if (after !== undefined) out.retryAfterMs = after;
+      return out;
+    }
+    return { kind: 'reject', reason, status, bytesSent };
+  }
+
+  function write(op: string, dev: DeviceRef, body: string, contentType: string, problem: string | undefined): Promise<Outcome<undefined>> {
+    return run({ op, segments: devSegments(dev), secrets: [dev.apiKey], body, contentType, problem: devProblem(dev) || problem, read: guarded(parseWriteReply) });
+  }
+
+  function read<T>(op: string, dev: DeviceRef, parse: (body: string) => Found<T>): Promise<Outcome<T>> {
+    return run({ op, segments: devSegments(dev), secrets: [dev.apiKey], problem: devProblem(dev), read: parse });
+  }
+
+  const client: ServiceClient = {
+    writeValue(dev, text) {
+      return run({
+        op: 'updatedevicevalue',
+        segments: devSegments(dev).concat([['data', text]]),
+        secrets: [dev.apiKey],
+        problem: devProblem(dev),
+        read: guarded(parseWriteReply),
+      });
+    },
+    writeJson(dev, json) {
+      let problem: string | undefined;
+      if (typeof json !== 'string' || !json.trim()) problem = 'json is empty';
+      else {
+        try {
+          JSON.parse(json);
+        } catch {
+          problem = 'json is not valid JSON';
+        }
+      }
+      return write('updatedevicejson', dev, json, 'application/json', problem);
+    },
+    writeXml(dev, xml) {
+      let problem: string | undefined;
+      if (typeof xml !== 'string' || !xml.trim()) problem = 'xml is empty';
+      else {
+        const p = xmlProblem(xml);
+        if (p) problem = 'xml is not well-formed: ' + p;
+      }
+      return write('updatedevicexml', dev, xml, 'application/xml', problem);
+    },
+    readValue(dev) {
+      return read('showdevicevalue', dev, parseValueRead);
+    },
+    readJson(dev) {
+      return read('showdevicejson', dev, parseJsonRead);
+    },
+    readXml(dev) {
+      return read('showdevicexml', dev, parseXmlRead);
+    },
+    generateApiKey(email, password) {
+      return run({
+        op: 'generateapikey',
+        segments: [
+          ['email', email],
+          ['password', password],
+        ],
+        secrets: [password],
+        read: guarded((body, secrets) => {
+          const k = parseApiKey(body);
+          if (k.apiKey === undefined) return { ok: false, error: 'no API key in the reply', note: k.note };
+          secrets.push(k.apiKey);
+          return { ok: true, value: { apiKey: k.apiKey }, note: k.note };
+        }),
+      });
+    },
+    createDevice(apiKey, name, cryptoName, format) {
+      return run({
+        op: 'createuserdevice',
+        segments: [
+          ['apiKey', apiKey],
+          ['name', name],
+          ['cryptoName', cryptoName],
+          ['format', format],
+        ],
+        secrets: [apiKey],
+        problem: DATA_FORMATS.indexOf(format) < 0 ? 'format must be one of ' + DATA_FORMATS.join(', ') : undefined,
+        read: guarded((body) => {
+          const d = parseDeviceCreated(body);
+          return {
+            ok: true,
+            value: { deviceId: d.deviceId, devicePin: d.devicePin },
+            note: d.note,
+            odd: d.deviceId === undefined || d.devicePin === undefined,
+          };
+        }),
+      });
+    },
+  };
+  return { ok: true, client };
+}

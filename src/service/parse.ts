@@ -1,0 +1,247 @@
+// Tolerant reading of the replies the spec leaves open ("not shown"). No
+// parser guesses silently: each returns what it found plus a short `note` on
+// what it got, for the log.
+//
+// Error rule: a 2xx reply to a write, a key generation, a device creation or
+// a value read "clearly signals an error" when
+//   - it is a JSON object with a top-level field named err or error* that is
+//     not empty/false/null, or success/ok set to false, or a status string
+//     starting with "error" or "fail";
+//   - it is XML whose root element or a leaf element is named error*
+//     (non-empty);
+//   - it is text starting with error, invalid, fail, wrong, denied,
+//     unauthorized/unauthorised, forbidden, "not found" or "no such".
+// JSON and XML reads return the device's own data, which may hold such words,
+// so the rule does not apply to them.
+
+import { utf8Length } from './utf8';
+
+export type Found<T> = { ok: true; value: T; note: string } | { ok: false; error: string; note: string };
+
+type Pair = [string, string];
+
+function shape(body: string): { kind: 'empty' | 'json' | 'xml' | 'text'; json?: unknown } {
+  const t = body.trim();
+  if (!t) return { kind: 'empty' };
+  const c = t.charAt(0);
+  if (c === '{' || c === '[' || c === '"') {
+    try {
+      return { kind: 'json', json: JSON.parse(t) };
+    } catch {
+      // Not JSON after all: described as text below.
+    }
+  }
+  return { kind: c === '<' ? 'xml' : 'text' };
+}
+
+/** One line on a reply: kind, size and, unless `bare`, its first characters. */
+export function describeBody(body: string, bare?: boolean): string {
+  const s = shape(body);
+  let d = s.kind + ' ' + utf8Length(body) + ' bytes';
+  if (bare) {
+    const o = s.json;
+    if (o && typeof o === 'object' && !Array.isArray(o)) d += ' (fields: ' + Object.keys(o).slice(0, 8).join(', ') + ')';
+  } else if (s.kind !== 'empty') {
+    const t = body.trim().replace(/[^ -~]/g, '?');
+    d += ': ' + (t.length > 60 ? t.slice(0, 60) + '…' : t);
+  }
+  return d;
+}
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}
+
+function jsonPairs(v: unknown, out: Pair[], depth: number): void {
+  const kids: unknown[] = [];
+  if (Array.isArray(v)) {
+    for (const x of v) kids.push(x);
+  } else if (isPlain(v)) {
+    for (const k of Object.keys(v)) {
+      const x = v[k];
+      if (x !== null && typeof x !== 'object') out.push([k, String(x)]);
+      else kids.push(x);
+    }
+  }
+  // Nested fields come after every top-level one so the top level wins.
+  if (depth > 0) for (const x of kids) if (isPlain(x)) jsonPairs(x, out, depth - 1);
+}
+
+/** Unescapes the five named entities and numeric character references. */
+export function unescapeXml(s: string): string {
+  return s.replace(/&(lt|gt|amp|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);/g, (all, e: string) => {
+    const named = ['<', '>', '&', '"', "'"][['lt', 'gt', 'amp', 'quot', 'apos'].indexOf(e)];
+    if (named !== undefined) return named;
+    let c = e.charAt(1) === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+    if (!(c <= 0x10ffff) || (c >= 0xd800 && c <= 0xdfff)) c = 0xfffd;
+    if (c < 0x10000) return String.fromCharCode(c);
+    c -= 0x10000;
+    return String.fromCharCode(0xd800 + (c >> 10), 0xdc00 + (c & 1023));
+  });
+}
+
+function xmlPairs(body: string): Pair[] {
+  const out: Pair[] = [];
+  const leaf = /<([A-Za-z_][\w.:-]*)(?:\s[^<>]*)?>([^<]*)<\/\1\s*>/g;
+  let m: RegExpExecArray | null;
+  while ((m = leaf.exec(body))) out.push([m[1] as string, unescapeXml(m[2] as string).trim()]);
+  const tag = /<[A-Za-z_][^<>]*>/g;
+  while ((m = tag.exec(body))) {
+    const attr = /([A-Za-z_][\w.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+    let a: RegExpExecArray | null;
+    while ((a = attr.exec(m[0]))) out.push([a[1] as string, unescapeXml(a[2] !== undefined ? a[2] : (a[3] as string)).trim()]);
+  }
+  return out;
+}
+
+function pairsOf(body: string): Pair[] {
+  const s = shape(body);
+  const out: Pair[] = [];
+  if (s.kind === 'json') jsonPairs(s.json, out, 1);
+  if (s.kind === 'xml') return xmlPairs(body);
+  return out;
+}
+
+function rootName(body: string): string | undefined {
+  const m = /^\s*(?:<\?[\s\S]*?\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<([A-Za-z_][\w.:-]*)/.exec(body);
+  return m ? m[1] : undefined;
+}
+
+/** Why a reply reads as an error (see the rule at the top), or undefined. */
+export function errorSignal(body: string): string | undefined {
+  const s = shape(body);
+  const o = s.json;
+  if (isPlain(o)) {
+    for (const k of Object.keys(o)) {
+      const v = o[k];
+      const lk = k.toLowerCase();
+      if ((lk === 'err' || lk.indexOf('error') === 0) && v && !(Array.isArray(v) && !v.length)) return 'field ' + k + ' is set';
+      if ((lk === 'success' || lk === 'ok') && v === false) return 'field ' + k + ' is false';
+      if (lk === 'status' && typeof v === 'string' && /^(error|fail)/i.test(v)) return 'status is ' + v;
+    }
+  }
+  if (s.kind === 'xml') {
+    if (/^error/i.test(rootName(body) || '')) return 'root element is ' + rootName(body);
+    for (const p of xmlPairs(body)) if (/^error/i.test(p[0]) && p[1]) return 'element ' + p[0] + ' is set';
+  }
+  if (s.kind === 'text' && /^(error|invalid|fail|wrong|denied|unauthori[sz]ed|forbidden|not found|no such)/i.test(body.trim())) {
+    return 'text reads as an error';
+  }
+  return undefined;
+}
+
+/** The reply to a write: ok unless it signals an error. */
+export function parseWriteReply(body: string): Found<undefined> {
+  const note = describeBody(body);
+  const error = errorSignal(body);
+  return error ? { ok: false, error, note } : { ok: true, value: undefined, note };
+}
+
+/**
+ * The API key from a key-generation reply: a JSON field whose name contains
+ * "key" (top level, then one level down), an XML element or attribute named
+ * so, or a text that is one token of 8..128 [A-Za-z0-9_-], possibly after a
+ * label ending in ':' or '='. Notes never quote the body: it holds the key.
+ */
+export function parseApiKey(body: string): { apiKey?: string; note: string } {
+  const note = describeBody(body, true);
+  for (const p of pairsOf(body)) {
+    if (/key/i.test(p[0]) && /^[!-~]{1,256}$/.test(p[1])) return { apiKey: p[1], note: note + ', key in ' + p[0] };
+  }
+  if (shape(body).kind === 'text') {
+    const m = /^(?:[^:=]*[:=])?\s*["']?([A-Za-z0-9_-]{8,128})["']?$/.exec(body.trim());
+    if (m) return { apiKey: m[1], note: note + ', key as a token' };
+  }
+  return { note: note + ', no key found' };
+}
+
+function toId(s: string | undefined): number | undefined {
+  return s !== undefined && /^\d{1,15}$/.test(s.trim()) ? Number(s) : undefined;
+}
+
+/** DeviceID and DevicePIN (any case, '_' or '-' allowed inside) from a create-device reply. */
+export function parseDeviceCreated(body: string): { deviceId?: number; devicePin?: number; note: string } {
+  let id: string | undefined;
+  let pin: string | undefined;
+  for (const p of pairsOf(body)) {
+    const n = p[0].toLowerCase().replace(/[_ -]/g, '');
+    if (n === 'deviceid' && id === undefined) id = p[1];
+    if (n === 'devicepin' && pin === undefined) pin = p[1];
+  }
+  if (shape(body).kind === 'text') {
+    const i = /device[ _-]?id\s*[:=]?\s*(\d+)/i.exec(body);
+    const q = /device[ _-]?pin\s*[:=]?\s*(\d+)/i.exec(body);
+    id = i ? i[1] : undefined;
+    pin = q ? q[1] : undefined;
+  }
+  const deviceId = toId(id);
+  const devicePin = toId(pin);
+  const note =
+    describeBody(body) + ', DeviceID ' + (deviceId === undefined ? 'missing' : deviceId) + ', DevicePIN ' + (devicePin === undefined ? 'missing' : 'found');
+  return { deviceId, devicePin, note };
+}
+
+/** A value read: the bare text, trimmed. */
+export function parseValueRead(body: string): Found<string> {
+  const w = parseWriteReply(body);
+  return w.ok ? { ok: true, value: body.trim(), note: w.note } : w;
+}
+
+/** A JSON read: the parsed document; an empty body is `{}`, as the spec says. */
+export function parseJsonRead(body: string): Found<unknown> {
+  const note = describeBody(body);
+  if (!body.trim()) return { ok: true, value: {}, note: 'empty body, taken as {}' };
+  try {
+    return { ok: true, value: JSON.parse(body), note };
+  } catch {
+    return { ok: false, error: 'invalid JSON', note };
+  }
+}
+
+/**
+ * An XML read: the text of the root element `data`, entities unescaped and
+ * trimmed. When `data` holds elements rather than text, its inner markup is
+ * returned as it is (the note says so); a lone CDATA section gives its text.
+ */
+export function parseXmlRead(body: string): Found<string> {
+  const note = describeBody(body);
+  const root = rootName(body);
+  if (root !== 'data') return { ok: false, error: root ? 'root element is ' + root + ', not data' : 'not XML', note };
+  const m = /<data(?:\s[^<>]*?)?(?:\/>|>([\s\S]*)<\/data\s*>)\s*$/.exec(body);
+  if (!m) return { ok: false, error: 'data element is not closed', note };
+  const inner = (m[1] || '').trim();
+  const cdata = /^<!\[CDATA\[([\s\S]*)\]\]>$/.exec(inner);
+  if (cdata) return { ok: true, value: cdata[1] as string, note };
+  if (inner.indexOf('<') >= 0) return { ok: true, value: inner, note: note + ', data holds markup, returned as is' };
+  return { ok: true, value: unescapeXml(inner), note };
+}
+
+/**
+ * Why `s` does not look like a well-formed XML document (one root, tags
+ * balanced, no text outside the root), or undefined. A quick check before
+ * sending, not a validating parser.
+ */
+export function xmlProblem(s: string): string | undefined {
+  const re = /<(?:!--[\s\S]*?--|\?[\s\S]*?\?|!\[CDATA\[[\s\S]*?\]\]|!DOCTYPE[^<>]*|(\/?)([A-Za-z_][\w.:-]*)(?:\s[^<>]*?)?(\/?))>|[^<]+|</g;
+  const open: string[] = [];
+  let roots = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(s))) {
+    const t = m[0];
+    const name = m[2];
+    if (t === '<') return 'a "<" does not start a valid tag';
+    if (t.charAt(0) !== '<') {
+      if (!open.length && t.trim()) return 'text outside the root element';
+    } else if (name !== undefined) {
+      if (m[1]) {
+        const top = open.pop();
+        if (top !== name) return '</' + name + '> does not close ' + (top ? '<' + top + '>' : 'any element');
+      } else {
+        if (!open.length && ++roots > 1) return 'more than one root element';
+        if (!m[3]) open.push(name);
+      }
+    }
+  }
+  if (open.length) return '<' + open[open.length - 1] + '> is not closed';
+  return roots ? undefined : 'no root element';
+}
