@@ -88,25 +88,24 @@ show_cmd() {
   printf '%s' "${out# }"
 }
 
+set_option() {
+  case $1 in
+    --board) board=$2 ;;
+    --port) port=$2 ;;
+    --config) config=$2 ;;
+  esac
+}
+
 parse_args() {
   while (($# > 0)); do
     case $1 in
       --board | --port | --config)
         (($# >= 2)) || usage_error "$1 needs a value"
-        case $1 in
-          --board) board=$2 ;;
-          --port) port=$2 ;;
-          --config) config=$2 ;;
-        esac
+        set_option "$1" "$2"
         shift 2
         ;;
       --board=* | --port=* | --config=*)
-        local name=${1%%=*} value=${1#*=}
-        case $name in
-          --board) board=$value ;;
-          --port) port=$value ;;
-          --config) config=$value ;;
-        esac
+        set_option "${1%%=*}" "${1#*=}"
         shift
         ;;
       --dry-run) dry_run=true; shift ;;
@@ -307,7 +306,7 @@ run_kaluma() {
   local runner=()
   if command -v timeout >/dev/null 2>&1; then runner=(timeout "$KALUMA_TIMEOUT"); fi
   ${runner[@]+"${runner[@]}"} "${cmd[@]}" 2>"$err" | tee "$out" || status=$?
-  [[ -s $err ]] && cat "$err" >&2
+  if [[ -s $err ]]; then cat "$err" >&2; fi
 
   if ((status == 124)); then
     die "the board did not answer within ${KALUMA_TIMEOUT}s: press reset (or boot with GP22 tied to GND if the program hangs at start) and retry"
@@ -320,6 +319,9 @@ run_kaluma() {
   fi
   if grep -qiE 'no such file|cannot open' "$err"; then
     die "could not open $port: replug the board and check the port name"
+  fi
+  if grep -qi 'inappropriate ioctl' "$err"; then
+    die "$port is not a serial port: pass the board's USB serial port (/dev/ttyACM* or /dev/cu.usbmodem*) to --port"
   fi
   if ((status != 0)) || grep -q 'Error' "$err"; then
     die "kaluma $sub failed (see above): replug the board and retry"
