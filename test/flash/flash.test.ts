@@ -107,6 +107,7 @@ beforeEach(() => {
     '#!/usr/bin/env bash',
     'printf "%s\\n" "$*" >> "$FAKE_KALUMA_LOG"',
     'if [ -n "${FAKE_KALUMA_ERROR:-}" ]; then echo "$FAKE_KALUMA_ERROR" >&2; exit 0; fi',
+    'if [ -n "${FAKE_KALUMA_HANG:-}" ]; then exec sleep 30; fi',
     'if [ "$1" = write ]; then echo "Writing agent.js..."',
     '  [ -n "${FAKE_KALUMA_NO_DONE:-}" ] || echo "Done. ($2 : $FAKE_BUNDLE_BYTES bytes)"; fi',
     'if [ "$1" = put ]; then echo "Copying config.json (host) to $3 (device) ."; fi',
@@ -399,6 +400,29 @@ describe('flash.sh run', () => {
         `flash: error: could not open ${port}: replug the board and check the port name\n`,
     );
     expect(r.stdout).not.toContain('flash: done');
+  });
+
+  it('names a --port that is not a serial device', () => {
+    const port = join(tmp, 'not-a-tty');
+    write(port, '');
+    const r = flash(['--port', port], {
+      FAKE_KALUMA_ERROR: '[Error: Error: Inappropriate ioctl for device setting custom baud rate of 115200]',
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr.split('\n')[1]).toBe(
+      `flash: error: ${port} is not a serial port: pass the board's USB serial port (/dev/ttyACM* or /dev/cu.usbmodem*) to --port`,
+    );
+  });
+
+  const hasTimeout = spawnSync('bash', ['-c', 'command -v timeout']).status === 0;
+  it.skipIf(!hasTimeout)('gives up on a board that never answers', () => {
+    addTty('ttyACM0', '2e8a', '1-1');
+    const r = flash([], { FAKE_KALUMA_HANG: '1', FLASH_KALUMA_TIMEOUT: '1' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      'flash: error: the board did not answer within 1s: press reset (or boot with GP22 tied to GND if the ' +
+        'program hangs at start) and retry\n',
+    );
   });
 
   it('fails when kaluma write does not confirm the upload', () => {
