@@ -57,6 +57,14 @@ export interface AgentLimits {
   requestTimeoutMs: number;
   /** Largest accepted response. */
   maxResponseBytes: number;
+  /** A changed config that delivers nothing for this long is reverted to the last known good; 0 = never. */
+  lkgRevertMs: number;
+  /** No request is started below this much free heap. */
+  heapFloorBytes: number;
+  /** Rapid reboots in a row before the agent starts in safe mode (console only). */
+  safeModeBoots: number;
+  /** Power the radio down between uploads (saves energy, costs a reconnect each time). */
+  radioOffBetweenUploads: boolean;
 }
 
 export interface AgentConfig {
