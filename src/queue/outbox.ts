@@ -1,0 +1,303 @@
+// The persistent outbox: records wait in flash until the service acknowledged
+// them, and survive a power cut at any byte.
+//
+// Layout under `dir`:
+//   seg-00000007 ...  append-only segment files of frames (frame.ts), oldest
+//                     id first; a new one starts when the current one would
+//                     pass segmentBytes
+//   cursor            {s,o,n,d,r,w}: head segment id and byte offset of the
+//                     oldest queued record, next seq, dropped and rejected
+//                     counts, last reject reason. Replaced atomically (write
+//                     cursor.tmp, rename); under LittleFS's 256-byte inline
+//                     limit, so it costs metadata commits, not a block.
+//
+// Power cuts. push is one append: a cut leaves a torn frame at the end of the
+// newest segment, which the boot scan finds by length and CRC and ignores; that
+// segment is sealed and the next push starts a new one, so garbage is never
+// followed by data. A push that returned true is never lost. ack and reject
+// save the cursor before they return, so after a cut at most the batch being
+// acknowledged at that moment is sent again. A segment is deleted only after a
+// cursor past it was saved. Drops inside a segment are not saved on their own:
+// after a cut those records come back and the boot bound check drops them again,
+// so the drop count stays exact without a flash write per drop.
+//
+// Cost. A typical reading takes about 30 bytes (frame.ts). Flash written per
+// reading: its frame appended (on LittleFS that rewrites the file's partly
+// filled last block, or only metadata while a segment is under 256 bytes),
+// plus one cursor replace (~50 bytes + rename) per acknowledged batch. RAM: a
+// few numbers per segment; peek, ack and the boot scan read one segment at a
+// time (at most segmentBytes plus one record). The footprint on flash stays
+// under about maxBytes + segmentBytes (acknowledged head of the oldest segment).
+
+import type { FileStore, Log } from '../ports/ports';
+import { checkFrame, decodeFrame, encodeFrame, frameSeq, frameSize } from './frame';
+import type { Outbox, OutboxRecord, OutboxStats } from './types';
+
+export interface FileOutboxOptions {
+  files: FileStore;
+  /** Directory for the queue alone, e.g. 'q'. */
+  dir: string;
+  /**
+   * Bound on the bytes of queued records; the oldest are dropped beyond it.
+   * On the Pico W's 512 KB file system, 196608 (192 KB) leaves room for
+   * config, logs and LittleFS's own blocks.
+   */
+  maxBytes: number;
+  /** Size at which a new segment file starts. Default 4096, one LittleFS block. */
+  segmentBytes?: number;
+  log?: Log;
+}
+
+interface Segment {
+  id: number;
+  /** Offset just past its last intact frame. */
+  end: number;
+  /** Records of it still queued. */
+  n: number;
+  /** Torn or failed tail: appends go to a new segment. */
+  sealed: boolean;
+}
+
+interface Cursor {
+  s: number;
+  o: number;
+  n: number;
+  d: number;
+  r: number;
+  w?: string;
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/**
+ * Opens (or creates) the outbox in `dir`, rebuilding its state from the
+ * files. Returns undefined when the file store cannot even list the
+ * directory; the caller then falls back to createMemoryOutbox.
+ */
+export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
+  const files = o.files;
+  const maxBytes = o.maxBytes;
+  const segBytes = o.segmentBytes || 4096;
+  const curPath = o.dir + '/cursor';
+  const tmpPath = curPath + '.tmp';
+  const name = (id: number): string => o.dir + '/seg-' + String(id).padStart(8, '0');
+  const say = (m: string): void => {
+    if (o.log) o.log.error('outbox: ' + m);
+  };
+
+  let c: Cursor = { s: 0, o: 0, n: 1, d: 0, r: 0 };
+  const segs: Segment[] = [];
+  /** Segments to delete once a cursor past them is saved. */
+  const dead: number[] = [];
+  let headOff = 0;
+  let depth = 0;
+  let live = 0;
+  let nextId = 0;
+
+  function clean(): void {
+    while (dead.length) {
+      try {
+        files.remove(name(dead[0]!));
+      } catch (e) {
+        say('remove: ' + e);
+        return;
+      }
+      dead.shift();
+    }
+  }
+
+  function save(): void {
+    const h = segs[0];
+    c.s = h ? h.id : nextId;
+    c.o = h ? headOff : 0;
+    try {
+      files.write(tmpPath, enc.encode(JSON.stringify(c)));
+      files.rename(tmpPath, curPath);
+    } catch (e) {
+      say('cursor: ' + e);
+      return;
+    }
+    clean();
+  }
+
+  /** Removes oldest records: at most k, and no more once `bytes` are freed. Returns how many. */
+  function take(k: number, bytes: number): number {
+    let done = 0;
+    while (segs.length && done < k && bytes > 0) {
+      const s = segs[0]!;
+      const rest = s.end - headOff;
+      let p = rest;
+      let m = s.n;
+      if (m > k - done || rest > bytes) {
+        // Only part of this segment goes: walk its frame lengths.
+        const b = files.readAt(name(s.id), headOff, rest);
+        p = 0;
+        m = 0;
+        while (m < k - done && p < bytes && p < rest) {
+          p += frameSize(b, p) || rest;
+          m++;
+        }
+      }
+      done += m;
+      bytes -= p;
+      live -= p;
+      depth -= m;
+      s.n -= m;
+      headOff += p;
+      if (s.n <= 0 || headOff >= s.end) {
+        dead.push(s.id);
+        segs.shift();
+        headOff = 0;
+      }
+    }
+    return done;
+  }
+
+  function drop(bytes: number): void {
+    c.d += take(Infinity, bytes);
+    if (dead.length) save();
+  }
+
+  try {
+    files.mkdir(o.dir);
+    const b = files.read(curPath);
+    if (b) {
+      try {
+        const v = JSON.parse(dec.decode(b));
+        if (['s', 'o', 'n', 'd', 'r'].every((k) => typeof v[k] === 'number')) c = v;
+        else say('cursor ignored');
+      } catch (e) {
+        say('cursor ignored: ' + e);
+      }
+    }
+    const ids = files
+      .list(o.dir)
+      .filter((f) => /^seg-\d{8}$/.test(f))
+      .map((f) => +f.slice(4))
+      .sort((a, b) => a - b);
+    nextId = Math.max(c.s + 1, (ids[ids.length - 1] ?? -1) + 1);
+    for (const id of ids) {
+      if (id < c.s) {
+        dead.push(id);
+        continue;
+      }
+      const b = files.read(name(id)) || new Uint8Array(0);
+      const from = id === c.s ? c.o : 0;
+      let p = 0;
+      let n = 0;
+      let len: number;
+      while ((len = checkFrame(b, p))) {
+        const q = frameSeq(b, p) + 1;
+        if (q > c.n) c.n = q;
+        if (p >= from) {
+          if (!n && !segs.length) headOff = p;
+          n++;
+          live += len;
+        }
+        p += len;
+      }
+      if (p < b.length) say('ignored ' + (b.length - p) + ' torn bytes in ' + name(id));
+      // A segment with nothing queued holds only acknowledged or torn bytes.
+      if (!n) dead.push(id);
+      else {
+        segs.push({ id, end: p, n, sealed: p < b.length });
+        depth += n;
+      }
+    }
+    clean();
+    if (live > maxBytes) drop(live - maxBytes);
+  } catch (e) {
+    say('unusable: ' + e);
+    return undefined;
+  }
+
+  return {
+    push(r: OutboxRecord): boolean {
+      const f = encodeFrame(r);
+      if (!f || f.length > maxBytes) {
+        say('record ' + r.seq + ' too large');
+        return false;
+      }
+      let t: Segment | undefined;
+      let fresh = false;
+      try {
+        if (live + f.length > maxBytes) drop(live + f.length - maxBytes);
+        const last = segs[segs.length - 1];
+        t = last && !last.sealed && last.end + f.length <= segBytes ? last : undefined;
+        if (!t) {
+          fresh = true;
+          t = { id: nextId++, end: 0, n: 0, sealed: false };
+        }
+        files.append(name(t.id), f);
+      } catch (e) {
+        say('push ' + r.seq + ': ' + e);
+        if (t && fresh) {
+          try {
+            files.remove(name(t.id));
+          } catch {
+            // Left for the next boot scan, which drops segments without records.
+          }
+        } else if (t) t.sealed = true;
+        return false;
+      }
+      if (fresh) segs.push(t);
+      t.end += f.length;
+      t.n++;
+      depth++;
+      live += f.length;
+      if (r.seq >= c.n) c.n = r.seq + 1;
+      return true;
+    },
+
+    peek(n: number): OutboxRecord[] {
+      const out: OutboxRecord[] = [];
+      try {
+        for (let i = 0; i < segs.length && out.length < n; i++) {
+          const s = segs[i]!;
+          const from = i ? 0 : headOff;
+          const b = files.readAt(name(s.id), from, s.end - from);
+          let len: number;
+          for (let p = 0; out.length < n && (len = frameSize(b, p)) && p + len <= b.length; p += len) {
+            out.push(decodeFrame(b, p));
+          }
+        }
+      } catch (e) {
+        say('peek: ' + e);
+      }
+      return out;
+    },
+
+    ack(k: number): void {
+      if (k <= 0 || !depth) return;
+      try {
+        take(k, Infinity);
+      } catch (e) {
+        say('ack: ' + e);
+      }
+      save();
+    },
+
+    reject(reason: string): void {
+      try {
+        if (!take(1, Infinity)) return;
+      } catch (e) {
+        say('reject: ' + e);
+        return;
+      }
+      c.r++;
+      c.w = reason.slice(0, 60);
+      save();
+    },
+
+    stats(): OutboxStats {
+      const st: OutboxStats = { depth, bytes: live, dropped: c.d, rejected: c.r, nextSeq: c.n };
+      if (c.w !== undefined) st.lastReject = c.w;
+      return st;
+    },
+
+    nextSeq(): number {
+      return c.n++;
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// The outbox contract: readings wait here, oldest first, until the service
+// acknowledged them. Two implementations: outbox.ts (flash, survives power
+// cuts) and memory.ts (RAM, fallback when the file store is unusable).
+
+/** One reading on its way to a device of the service. */
+export interface OutboxRecord {
+  /** From Outbox.nextSeq(); increasing in push order. */
+  seq: number;
+  /** Configured device name the payload is for. */
+  device: string;
+  /** Encoded reading, sent as is. */
+  payload: string;
+  /** Whole ms since boot when sampled. */
+  uptimeMs: number;
+  bootId: number;
+  /** Whole ms since the epoch, when the clock was known at sampling time. */
+  wallMs?: number;
+}
+
+export interface OutboxStats {
+  /** Records waiting. */
+  depth: number;
+  /** Bytes those records take in their stored (framed) form. */
+  bytes: number;
+  /** Oldest records given up to stay under the byte (or record) bound. */
+  dropped: number;
+  /** Records the service refused, taken out of the queue. */
+  rejected: number;
+  /** Reason given with the latest rejection. */
+  lastReject?: string;
+  /** What nextSeq() returns next. */
+  nextSeq: number;
+}
+
+export interface Outbox {
+  /**
+   * Stores one record behind the others (its seq comes from nextSeq()).
+   * Drops the oldest records first when it would not fit. Returns false only
+   * when the record could not be stored.
+   */
+  push(rec: OutboxRecord): boolean;
+  /** Up to n oldest records, oldest first, left in place. */
+  peek(n: number): OutboxRecord[];
+  /** Removes the k oldest records once the service acknowledged them. */
+  ack(k: number): void;
+  /** Takes the oldest record out because the service refused it; counts it and keeps the reason. */
+  reject(reason: string): void;
+  stats(): OutboxStats;
+  /** Returns the next sequence number and advances it; never goes back, across reboots too. */
+  nextSeq(): number;
+}
