@@ -148,8 +148,9 @@ export function parseApiKey(body: string): { apiKey?: string; note: string } {
   for (const p of pairsOf(body)) {
     if (/key/i.test(p[0]) && /^[!-~]{1,256}$/.test(p[1])) return { apiKey: p[1], note: note + ', key in ' + p[0] };
   }
-  if (shape(body).kind === 'text') {
-    const m = /^(?:[^:=]*[:=])?\s*["']?([A-Za-z0-9_-]{8,128})["']?$/.exec(body.trim());
+  const sh = shape(body);
+  if (sh.kind === 'text' || typeof sh.json === 'string') {
+    const m = /^(?:[^:=]*[:=])?\s*["']?([A-Za-z0-9_-]{8,128})["']?$/.exec(typeof sh.json === 'string' ? sh.json : body.trim());
     if (m) return { apiKey: m[1], note: note + ', key as a token' };
   }
   return { note: note + ', no key found' };
@@ -159,7 +160,10 @@ function toId(s: string | undefined): number | undefined {
   return s !== undefined && /^\d{1,15}$/.test(s.trim()) ? Number(s) : undefined;
 }
 
-/** DeviceID and DevicePIN (any case, '_' or '-' allowed inside) from a create-device reply. */
+/**
+ * DeviceID and DevicePIN (any case, '_' or '-' allowed inside) from a
+ * create-device reply. The note does not quote the body: it holds the PIN.
+ */
 export function parseDeviceCreated(body: string): { deviceId?: number; devicePin?: number; note: string } {
   let id: string | undefined;
   let pin: string | undefined;
@@ -177,7 +181,7 @@ export function parseDeviceCreated(body: string): { deviceId?: number; devicePin
   const deviceId = toId(id);
   const devicePin = toId(pin);
   const note =
-    describeBody(body) + ', DeviceID ' + (deviceId === undefined ? 'missing' : deviceId) + ', DevicePIN ' + (devicePin === undefined ? 'missing' : 'found');
+    describeBody(body, true) + ', DeviceID ' + (deviceId === undefined ? 'missing' : deviceId) + ', DevicePIN ' + (devicePin === undefined ? 'missing' : 'found');
   return { deviceId, devicePin, note };
 }
 
