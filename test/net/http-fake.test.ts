@@ -1,0 +1,111 @@
+// Cases a loopback server cannot produce: a handshake that never completes,
+// port 80, events fired inside connect() itself, and a socket that throws.
+import { describe, expect, it } from 'vitest';
+import { createHttpClient } from '../../src/net/http';
+import type { SocketFactory, SocketHandlers } from '../../src/ports/ports';
+import { realTimers } from './helpers';
+
+interface Fake {
+  factory: SocketFactory;
+  written: string;
+  destroyed: number;
+  handlers?: SocketHandlers;
+}
+
+function fake(script: (h: SocketHandlers, f: Fake) => void, write?: (b: Uint8Array) => void): Fake {
+  const f: Fake = {
+    written: '',
+    destroyed: 0,
+    factory: {
+      connect(_host, _port, h) {
+        f.handlers = h;
+        script(h, f);
+        return {
+          write(b) {
+            if (write) write(b);
+            f.written += Buffer.from(b).toString('latin1');
+          },
+          destroy() {
+            f.destroyed++;
+          },
+        };
+      },
+    },
+  };
+  return f;
+}
+
+const get = { method: 'GET' as const, host: 'device.example', port: 80, path: '/api/v' };
+const ok = (h: SocketHandlers) => h.onData(new TextEncoder().encode('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi'));
+
+describe('HTTP client on a scripted socket', () => {
+  it('times out a handshake that never completes and destroys the socket', async () => {
+    const f = fake(() => {});
+    const timers = realTimers();
+    const r = await createHttpClient({ sockets: f.factory, timers, connectTimeoutMs: 200 }).request(get);
+    expect(r).toEqual({ kind: 'failure', failure: 'timeout', reason: 'connect', bytesSent: 0 });
+    expect(f.destroyed).toBe(1);
+    expect(timers.pending()).toBe(0);
+  });
+
+  it('leaves the port out of Host when it is 80', async () => {
+    const f = fake(() => {});
+    const http = createHttpClient({ sockets: f.factory, timers: realTimers() });
+    const pending = http.request(get);
+    await new Promise<void>((go) => setTimeout(go, 0));
+    f.handlers!.onConnect();
+    ok(f.handlers!);
+    const r = await pending;
+    expect(f.written).toBe('GET /api/v HTTP/1.1\r\nHost: device.example\r\n\r\n');
+    expect(r).toMatchObject({ kind: 'response', status: 200, body: 'hi', bytesSent: f.written.length });
+  });
+
+  it('handles a socket that connects and answers inside connect()', async () => {
+    const f = fake((h) => {
+      h.onConnect();
+      ok(h);
+    });
+    const timers = realTimers();
+    const r = await createHttpClient({ sockets: f.factory, timers }).request(get);
+    expect(r).toMatchObject({ kind: 'response', status: 200, body: 'hi' });
+    expect(f.destroyed).toBe(1);
+    expect(timers.pending()).toBe(0);
+  });
+
+  it('sends the request when the connect event fires inside connect()', async () => {
+    const f = fake((h) => h.onConnect());
+    const http = createHttpClient({ sockets: f.factory, timers: realTimers() });
+    const pending = http.request({ ...get, method: 'POST', body: '{"a":1}', contentType: 'application/json' });
+    ok(f.handlers!);
+    await pending;
+    expect(f.written).toBe(
+      'POST /api/v HTTP/1.1\r\nHost: device.example\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}',
+    );
+  });
+
+  it('resolves with a failure when the socket throws on write', async () => {
+    const f = fake(
+      (h) => setTimeout(() => h.onConnect(), 0),
+      () => {
+        throw new Error('ERR_MEM');
+      },
+    );
+    const timers = realTimers();
+    const r = await createHttpClient({ sockets: f.factory, timers }).request(get);
+    expect(r).toEqual({ kind: 'failure', failure: 'reset', reason: 'ERR_MEM', bytesSent: 0 });
+    expect(f.destroyed).toBe(1);
+    expect(timers.pending()).toBe(0);
+  });
+
+  it('ignores events after the outcome', async () => {
+    const f = fake((h) => {
+      h.onConnect();
+      ok(h);
+    });
+    const r = await createHttpClient({ sockets: f.factory, timers: realTimers() }).request(get);
+    f.handlers!.onData(new TextEncoder().encode('garbage'));
+    f.handlers!.onClose();
+    expect(r).toMatchObject({ kind: 'response', body: 'hi' });
+    expect(f.destroyed).toBe(1);
+  });
+});
