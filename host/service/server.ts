@@ -352,7 +352,8 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     throw new HttpError(404, REASONS[404] as string);
   }
 
-  const server = http.createServer((req, res) => {
+  // Lenient on a missing Host: Node's own refusal would be sent chunked.
+  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
     const started = Date.now();
     res.on('finish', () => {
       log(`${req.method} ${maskPath(pathOf(req.url ?? '/'))} -> ${res.statusCode} ${Date.now() - started}ms`);
