@@ -1,0 +1,157 @@
+// Boot counter, last known state and safe mode. Kaluma has no reset-reason
+// API, so a crash loop is recognised from our own record: each boot writes
+// state.json at once, and a boot that never reached markHealthy() counts as
+// "rapid". Enough rapid boots in a row and the caller starts in safe mode
+// (console only) instead of crashing again, and again, for months.
+//
+// File: state.json = {"boot":7,"rapid":0,"healthy":true,"state":"uplink: idle"}
+//   boot     this boot's id (1, 2, ...)
+//   rapid    rapid boots in a row before this one
+//   healthy  this boot has been marked healthy
+//   state    what this boot said it was doing last ('booting' until record())
+// Replaced atomically (write state.json.tmp, rename over state.json): LittleFS
+// commits a file on close and renames atomically, so a power cut leaves either
+// the old or the new record, never half of one.
+//
+// Flash wear: one write per boot, one per markHealthy(), one per changed
+// record(). Each is a tmp write plus a rename of a ~100-byte file, i.e. a few
+// LittleFS metadata commits. Budget: keep record() calls to state changes
+// that happen at most a few times an hour (under ~100 writes a day); at that
+// rate a 4 KB metadata block is erased a few times a day, and LittleFS moves it
+// every 500 erases, so the 100,000-cycle flash outlives the board.
+import type { FileStore, Log } from '../ports/ports';
+
+export interface BootState {
+  /** Increments every boot, starting at 1. */
+  bootId: number;
+  /** Consecutive boots that ended before being marked healthy. */
+  rapidBoots: number;
+  /** Decided at open; only leaveSafeMode() clears it. */
+  safeMode: boolean;
+  /** Why safe mode, '' otherwise. */
+  reason: string;
+  /** The state recorded by the previous boot, e.g. 'uplink: sending'. */
+  lastState: string;
+  /** The agent ran long enough (the caller decides how long): rapidBoots back to 0, persisted once. */
+  markHealthy(): void;
+  /** Remembers what we are doing; written only when it changed. Call rarely (see the wear budget above). */
+  record(state: string): void;
+  /** The operator's resume(): safe mode off, rapid counter cleared, persisted. */
+  leaveSafeMode(): void;
+}
+
+export const STATE_FILE = 'state.json';
+const TMP_FILE = STATE_FILE + '.tmp';
+/** Keeps the file and its copy in RAM small whatever the caller passes. */
+const MAX_STATE_CHARS = 80;
+
+interface Saved {
+  boot: number;
+  rapid: number;
+  healthy: boolean;
+  state: string;
+}
+
+function errText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && v >= 0 && Math.floor(v) === v && v < 1e15;
+}
+
+/** The previous record, a string saying why there is none, or undefined when there is no file. */
+function load(files: FileStore): Saved | string | undefined {
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = files.read(STATE_FILE);
+  } catch (e) {
+    return 'unreadable (' + errText(e) + ')';
+  }
+  if (bytes === undefined) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return 'corrupt (not JSON)';
+  }
+  const s = v as Partial<Saved> | null;
+  if (
+    s === null ||
+    typeof s !== 'object' ||
+    !isCount(s.boot) ||
+    !isCount(s.rapid) ||
+    typeof s.healthy !== 'boolean' ||
+    typeof s.state !== 'string'
+  ) {
+    return 'corrupt (bad fields)';
+  }
+  return { boot: s.boot, rapid: s.rapid, healthy: s.healthy, state: s.state };
+}
+
+export function openBootState(o: { files: FileStore; safeModeBoots: number; log?: Log }): BootState {
+  const log = o.log;
+  const prev = load(o.files);
+  let bootId = 1;
+  let rapid = 0;
+  let lastState = '';
+  if (typeof prev === 'object') {
+    bootId = prev.boot + 1;
+    rapid = prev.healthy ? 0 : prev.rapid + 1;
+    lastState = prev.state;
+  } else if (log) {
+    if (prev === undefined) log.info('boot state: no ' + STATE_FILE + ', starting fresh');
+    else log.error('boot state: ' + STATE_FILE + ' ' + prev + ', starting fresh');
+  }
+
+  const cur: Saved = { boot: bootId, rapid, healthy: false, state: 'booting' };
+
+  function persist(): void {
+    try {
+      o.files.write(TMP_FILE, new TextEncoder().encode(JSON.stringify(cur)));
+      o.files.rename(TMP_FILE, STATE_FILE);
+    } catch (e) {
+      // Flash trouble must not stop the agent: the RAM copy still works for
+      // this boot; only the crash-loop memory across boots is lost.
+      if (log) log.error('boot state: could not save ' + STATE_FILE + ': ' + errText(e));
+    }
+  }
+
+  // Before anything else can crash: this boot must count even if it dies next.
+  persist();
+
+  const safe = o.safeModeBoots > 0 && rapid >= o.safeModeBoots;
+  const bs: BootState = {
+    bootId,
+    rapidBoots: rapid,
+    safeMode: safe,
+    reason: safe
+      ? rapid + ' reboots in a row before the agent was marked healthy; last state: ' + (lastState || 'unknown')
+      : '',
+    lastState,
+    markHealthy(): void {
+      bs.rapidBoots = 0;
+      if (cur.healthy) return;
+      cur.healthy = true;
+      cur.rapid = 0;
+      persist();
+    },
+    record(state: string): void {
+      const s = state.length > MAX_STATE_CHARS ? state.slice(0, MAX_STATE_CHARS) : state;
+      if (s === cur.state) return;
+      cur.state = s;
+      persist();
+    },
+    leaveSafeMode(): void {
+      bs.safeMode = false;
+      bs.reason = '';
+      bs.rapidBoots = 0;
+      // healthy stays as it is: if this boot still dies early, the next one
+      // counts 1, so a broken build finds its way back into safe mode.
+      if (cur.rapid === 0) return;
+      cur.rapid = 0;
+      persist();
+    },
+  };
+  return bs;
+}
