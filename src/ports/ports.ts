@@ -6,7 +6,7 @@
 // values, never rejected promises (a rejection prints "Uncaught" on Kaluma).
 
 /** Opaque timer handle. Kaluma returns numbers; Node returns objects. */
-export type TimerId = unknown;
+export type TimerId = object | number;
 
 /** Monotonic and wall-clock time. */
 export interface Clock {

@@ -1,0 +1,47 @@
+// Simulated sensors behind the Pins port, with believable signals:
+// - pin 30 (internal temperature): about 21 C drifting slowly, with noise;
+// - ADC pins 26-28: a light level following a day curve (a simulated day
+//   lasts `dayMs`, 10 minutes by default so the curve moves on screen);
+// - digital pins: a door switch that toggles every few minutes;
+// - the LED: its state is kept for the console and tests.
+import type { AnalogIn, Clock, DigitalIn, DigitalOut, Pins } from '../../src/ports/ports';
+
+export interface SimPins extends Pins {
+  ledOn(): boolean;
+}
+
+/** ADC fraction the RP2040 gives for a die temperature (inverse of its formula). */
+export function fractionForTempC(c: number, vrefV = 3.3): number {
+  return (0.706 - (c - 27) * 0.001721) / vrefV;
+}
+
+export function createSimPins(o: { clock: Clock; dayMs?: number; doorPeriodMs?: number; random?: () => number }): SimPins {
+  const random = o.random ?? Math.random;
+  const dayMs = o.dayMs ?? 600000;
+  const doorMs = o.doorPeriodMs ?? 180000;
+  let led = false;
+  const analogIn = (pin: number): AnalogIn => ({
+    readFraction() {
+      const t = o.clock.uptimeMs();
+      if (pin === 30) {
+        const c = 21 + 1.5 * Math.sin((2 * Math.PI * t) / (dayMs * 1.7)) + (random() - 0.5) * 0.4;
+        return fractionForTempC(c);
+      }
+      const sun = Math.max(0, Math.sin((2 * Math.PI * t) / dayMs));
+      return Math.min(0.999, 0.02 + 0.9 * sun + (random() - 0.5) * 0.01);
+    },
+    close: () => undefined,
+  });
+  const digitalIn = (pin: number): DigitalIn => ({
+    read: () => (Math.floor(o.clock.uptimeMs() / doorMs + pin) % 2 === 0 ? 0 : 1),
+    close: () => undefined,
+  });
+  const out = (set: (v: boolean) => void): DigitalOut => ({ write: set, close: () => set(false) });
+  return {
+    analogIn,
+    digitalIn,
+    digitalOut: () => out(() => undefined),
+    led: () => out((v) => (led = v)),
+    ledOn: () => led,
+  };
+}

@@ -1,0 +1,124 @@
+// Ordered start and stop of the data path:
+//   sensors -> filters -> sampler -> assembler -> outbox -> uplink -> service client -> HTTP -> socket
+// Everything that starts can stop, in reverse order.
+import type { AgentConfig } from '../config/types';
+import { createChain } from '../filters/index';
+import { createHttpClient } from '../net/http';
+import type { Platform } from '../ports/ports';
+import type { Outbox } from '../queue/types';
+import { createServiceClient } from '../service/client';
+import type { ServiceClient } from '../service/client';
+import { createSensor } from '../sensors/index';
+import type { Sensor } from '../sensors/index';
+import { createAssembler } from './assembler';
+import { createLink } from './link';
+import type { Link } from './link';
+import { createSampler } from './sampler';
+import type { Sampler, SampleEvent } from './sampler';
+import { createTimeKeeper } from './time';
+import type { TimeKeeper } from './time';
+import { createUplink } from './uplink';
+import type { Delivery, Uplink, Writer } from './uplink';
+
+export interface Agent {
+  readonly sampler: Sampler;
+  readonly uplink: Uplink;
+  readonly link: Link;
+  readonly time: TimeKeeper;
+  readonly client: ServiceClient;
+  readonly queue: Outbox;
+  start(): void;
+  stop(): void;
+  running(): boolean;
+}
+
+export type AgentResult = { ok: true; agent: Agent } | { ok: false; error: string };
+
+export function createAgent(o: {
+  p: Platform;
+  config: AgentConfig;
+  queue: Outbox;
+  bootId: number;
+  /** Write path override (tests, benchmarks); the service client otherwise. */
+  writer?: Writer;
+  onSample?: (e: SampleEvent) => void;
+  onDelivered?: (d: Delivery) => void;
+}): AgentResult {
+  const { p, config } = o;
+  const lim = config.agent;
+  const http = createHttpClient({
+    sockets: p.sockets, timers: p.timers, timeoutMs: lim.requestTimeoutMs, maxResponseBytes: lim.maxResponseBytes,
+  });
+  const made = createServiceClient({ http, baseUrl: config.service.url, log: p.log });
+  if (!made.ok) return made;
+  const client = made.client;
+  const time = createTimeKeeper({ clock: p.clock });
+  const link = createLink({ wifi: p.wifi, creds: () => config.wifi, system: p.system, log: p.log, watchdog: p.watchdog });
+  const uplink = createUplink({
+    queue: o.queue,
+    writer: o.writer || client,
+    devices: config.devices,
+    apiKey: config.service.apiKey,
+    bootId: o.bootId,
+    link,
+    time,
+    clock: p.clock,
+    timers: p.timers,
+    log: p.log,
+    backoff: { baseMs: lim.backoffBaseMs, capMs: lim.backoffCapMs },
+    sleepWhenIdle: lim.radioOffBetweenUploads,
+    canSend: () => {
+      const m = p.system.memory();
+      const free = m ? m.heapTotal - m.heapUsed : Infinity;
+      return free < lim.heapFloorBytes ? 'free heap ' + free + ' B is below the floor of ' + lim.heapFloorBytes + ' B; request postponed' : undefined;
+    },
+    onDelivered: o.onDelivered,
+  });
+  const assembler = createAssembler({
+    devices: config.devices, queue: o.queue, clock: p.clock, timers: p.timers, time, bootId: o.bootId, log: p.log,
+    onQueued: () => uplink.wake(),
+  });
+  const sensors: Sensor[] = [];
+  let sampler: Sampler;
+  try {
+    const used = config.sensors.filter((s) => config.devices.some((d) => d.sensors.indexOf(s.name) >= 0));
+    sampler = createSampler({
+      sensors: used.map((cfg) => {
+        const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers });
+        sensors.push(sensor);
+        return { sensor, filter: createChain(cfg.filters), intervalMs: cfg.intervalMs };
+      }),
+      timers: p.timers,
+      clock: p.clock,
+      log: p.log,
+      onSample: (e) => {
+        assembler.onSample(e);
+        if (o.onSample) o.onSample(e);
+      },
+    });
+  } catch (e) {
+    // A pin the platform refuses: close what opened, report, start nothing.
+    for (const s of sensors) s.close();
+    return { ok: false, error: 'sensor setup failed: ' + String(e) };
+  }
+  let on = false;
+  const agent: Agent = {
+    sampler, uplink, link, time, client, queue: o.queue,
+    start() {
+      if (on) return;
+      on = true;
+      uplink.wake();
+      sampler.start();
+    },
+    stop() {
+      if (!on) return;
+      on = false;
+      sampler.stop();
+      assembler.stop();
+      uplink.stop();
+      for (const s of sensors) s.close();
+    },
+    running: () => on,
+  };
+  return { ok: true, agent };
+}

@@ -1,0 +1,93 @@
+// Turns sensor samples into one queued record per device write. A Value
+// device writes each sample of its one sensor. JSON and XML devices carry
+// every sensor's latest value: samples arriving within a short window (the
+// same loop pass, usually) are coalesced into one record, so sensors on the
+// same period cost one write, not one each.
+import type { DeviceConfig, Reading } from '../model';
+import type { Clock, Log, TimerId, Timers } from '../ports/ports';
+import { encodeJson, encodeValue, encodeXml } from '../service/encode';
+import type { Outbox as Queue } from '../queue/types';
+import type { SampleEvent } from './sampler';
+import type { TimeKeeper } from './time';
+
+const COALESCE_MS = 50;
+
+export interface Assembler {
+  onSample(e: SampleEvent): void;
+  stop(): void;
+  /** Records that could not be encoded (e.g. a value too large to print). */
+  failed(): number;
+}
+
+export function createAssembler(o: {
+  devices: DeviceConfig[];
+  queue: Queue;
+  clock: Clock;
+  timers: Timers;
+  time: TimeKeeper;
+  bootId: number;
+  log: Log;
+  /** Called after each record was queued (wakes the uplink). */
+  onQueued?: () => void;
+}): Assembler {
+  // Latest reading per device, in the device's sensor order.
+  const latest: (Reading | undefined)[][] = o.devices.map((d) => d.sensors.map(() => undefined));
+  const pending: (TimerId | undefined)[] = o.devices.map(() => undefined);
+  let failed = 0;
+
+  function flush(di: number): void {
+    pending[di] = undefined;
+    const dev = o.devices[di] as DeviceConfig;
+    const group: Reading[] = [];
+    for (const r of latest[di] as (Reading | undefined)[]) if (r) group.push(r);
+    if (!group.length) return;
+    const seq = o.queue.nextSeq();
+    let upMs = 0;
+    for (const r of group) {
+      r.seq = seq;
+      if (r.uptimeMs > upMs) upMs = r.uptimeMs;
+    }
+    const enc =
+      dev.format === 'Value'
+        ? encodeValue(group[0] as Reading, dev.decimals === undefined ? 2 : dev.decimals)
+        : dev.format === 'JSON'
+          ? encodeJson(dev, group)
+          : encodeXml(dev, group);
+    if (!enc.ok) {
+      failed++;
+      o.log.error('device ' + dev.name + ': reading not sent: ' + enc.error);
+      return;
+    }
+    const wall = o.time.wallAt(upMs);
+    const rec = { seq, device: dev.name, payload: enc.text, uptimeMs: upMs, bootId: o.bootId, wallMs: wall };
+    if (!o.queue.push(rec)) o.log.error('outbox: could not store reading ' + seq);
+    if (o.onQueued) o.onQueued();
+  }
+
+  return {
+    onSample(e) {
+      for (let di = 0; di < o.devices.length; di++) {
+        const dev = o.devices[di] as DeviceConfig;
+        const si = dev.sensors.indexOf(e.sensor);
+        if (si < 0) continue;
+        // wallMs stays off the reading: the stamp is added at send time.
+        (latest[di] as (Reading | undefined)[])[si] = {
+          sensorId: e.sensor, value: e.value, unit: e.unit, seq: 0, uptimeMs: e.atMs, bootId: o.bootId,
+        };
+        if (dev.format === 'Value') flush(di);
+        else if (pending[di] === undefined) pending[di] = o.timers.setTimeout(() => flush(di), COALESCE_MS);
+      }
+    },
+    stop() {
+      for (let di = 0; di < pending.length; di++) {
+        const id = pending[di];
+        if (id !== undefined) {
+          o.timers.clearTimeout(id);
+          // Samples already taken are not thrown away on an orderly stop.
+          flush(di);
+        }
+      }
+    },
+    failed: () => failed,
+  };
+}

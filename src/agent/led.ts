@@ -1,0 +1,94 @@
+// Status LED patterns, readable across a room without a console.
+//
+//   mode        pattern                                  period
+//   off         dark                                     -
+//   connecting  fast blink: 100 ms on, 100 ms off        200 ms
+//   online      dark; one 50 ms flash per pulse()        -
+//   offline     double blink: 100 on, 100 off, 100 on,   2 s
+//               then 1700 ms off (buffering readings)
+//   safe        slow blink: 1 s on, 1 s off              2 s
+//
+// On the W boards the LED hangs off the Wi-Fi chip, so every level change is
+// a bus transaction to the radio: the pin is written only when the level
+// really changes, and one self-re-arming timer drives the pattern (no
+// setInterval, no overlapping timers).
+import type { DigitalOut, TimerId, Timers } from '../ports/ports';
+
+export type LedMode = 'off' | 'connecting' | 'online' | 'offline' | 'safe';
+
+export interface Led {
+  /** Switches pattern; showing the current mode again keeps its phase. */
+  show(mode: LedMode): void;
+  /** One short flash per delivered write; only in 'online' (other patterns would hide it). */
+  pulse(): void;
+  /** Dark, no timer left. The pin stays open: whoever opened it closes it. */
+  stop(): void;
+}
+
+/** On/off durations in ms, starting with on, repeated. */
+const PATTERNS: { [mode: string]: number[] } = {
+  connecting: [100, 100],
+  offline: [100, 100, 100, 1700],
+  safe: [1000, 1000],
+};
+export const PULSE_MS = 50;
+
+export function createLed(o: { out: DigitalOut; timers: Timers }): Led {
+  let mode: LedMode | undefined;
+  // Unknown until the first write: the LED may be lit from before we started.
+  let level: boolean | undefined;
+  let timer: TimerId | undefined;
+  let step = 0;
+
+  function set(high: boolean): void {
+    if (level === high) return;
+    try {
+      o.out.write(high);
+      level = high;
+    } catch {
+      // Cosmetic: a failed write must not break the caller or the pattern.
+      // The level stays unknown so the next change writes again.
+      level = undefined;
+    }
+  }
+
+  function cancel(): void {
+    if (timer !== undefined) o.timers.clearTimeout(timer);
+    timer = undefined;
+  }
+
+  function run(pattern: number[]): void {
+    timer = undefined;
+    set(step % 2 === 0);
+    const ms = pattern[step] ?? 1000;
+    step = (step + 1) % pattern.length;
+    timer = o.timers.setTimeout(() => run(pattern), ms);
+  }
+
+  return {
+    show(m: LedMode): void {
+      if (m === mode) return;
+      mode = m;
+      cancel();
+      const pattern = PATTERNS[m];
+      step = 0;
+      if (pattern) run(pattern);
+      else set(false);
+    },
+    pulse(): void {
+      // A flash already lit absorbs the pulse: bursts of writes stay one
+      // flash instead of queueing LED traffic on the radio bus.
+      if (mode !== 'online' || timer !== undefined) return;
+      set(true);
+      timer = o.timers.setTimeout(() => {
+        timer = undefined;
+        set(false);
+      }, PULSE_MS);
+    },
+    stop(): void {
+      cancel();
+      mode = 'off';
+      set(false);
+    },
+  };
+}

@@ -1,0 +1,37 @@
+// Wall-clock time for a board that boots at 1970: taken from the service's
+// Date header (our HTTP client keeps header values intact), written to the
+// RTC, and used to date readings sampled earlier in the same boot.
+import type { Clock } from '../ports/ports';
+import { parseHttpDate } from '../service/http-date';
+
+export interface TimeKeeper {
+  /** True once the RTC was set from a trustworthy source in this boot. */
+  known(): boolean;
+  /** Feeds a Date header; returns true when it was usable. */
+  fromHttpDate(header: string | undefined): boolean;
+  /** Wall ms for a moment of this boot's uptime, when known. */
+  wallAt(uptimeMs: number): number | undefined;
+}
+
+// Servers before 2020 or after 2100 are misconfigured; ignore them.
+const MIN_MS = 1577836800000;
+const MAX_MS = 4102444800000;
+
+export function createTimeKeeper(o: { clock: Clock }): TimeKeeper {
+  let offset: number | undefined;
+  return {
+    known: () => offset !== undefined,
+    fromHttpDate(header) {
+      const ms = header ? parseHttpDate(header) : undefined;
+      if (ms === undefined || ms < MIN_MS || ms > MAX_MS) return false;
+      const up = o.clock.uptimeMs();
+      // The header has 1 s resolution: only re-set the RTC on a real drift.
+      if (offset === undefined || Math.abs(up + offset - ms) > 2000) {
+        offset = ms - up;
+        o.clock.setWallMs(ms);
+      }
+      return true;
+    },
+    wallAt: (uptimeMs) => (offset === undefined ? undefined : uptimeMs + offset),
+  };
+}

@@ -1,0 +1,212 @@
+// Drains the outbox in order, one request in flight. ok -> ack; retry ->
+// exponential backoff with full jitter (Retry-After honoured); reject -> the
+// record is set aside (counted, reason kept) so one bad record never blocks
+// the queue. JSON devices with batch > 1 send consecutive queued records of
+// the same device as one array.
+import type { DeviceConfig } from '../model';
+import type { Clock, Log, TimerId, Timers } from '../ports/ports';
+import type { DeviceRef } from '../service/client';
+import type { Link } from './link';
+import type { Outbox as Queue, OutboxRecord as QueueRecord } from '../queue/types';
+import { stampPayload } from './stamp';
+import type { TimeKeeper } from './time';
+
+/** The part of the service client the uplink uses. */
+export interface Writer {
+  writeValue(dev: DeviceRef, text: string): Promise<WriteOutcome>;
+  writeJson(dev: DeviceRef, json: string): Promise<WriteOutcome>;
+  writeXml(dev: DeviceRef, xml: string): Promise<WriteOutcome>;
+}
+
+export type WriteOutcome =
+  | { kind: 'ok'; status: number; bytesSent: number; date?: string }
+  | { kind: 'retry'; reason: string; retryAfterMs?: number; bytesSent: number }
+  | { kind: 'reject'; reason: string; bytesSent: number };
+
+export interface UplinkStats {
+  sent: number;
+  delivered: number;
+  requests: number;
+  retries: number;
+  rejected: number;
+  bytesSent: number;
+  inFlightSinceMs?: number;
+  lastDeliveryMs?: number;
+  lastError?: string;
+  nextAttemptMs?: number;
+}
+
+export interface Delivery {
+  device: string;
+  records: QueueRecord[];
+  status: number;
+}
+
+export interface Uplink {
+  /** Something was queued: send it unless a request or a backoff is pending. */
+  wake(): void;
+  stop(): void;
+  stats(): UplinkStats;
+}
+
+export function backoffMs(attempt: number, baseMs: number, capMs: number, random: () => number): number {
+  const ceiling = Math.min(capMs, baseMs * Math.pow(2, Math.min(attempt - 1, 20)));
+  // Full jitter: many nodes behind one access point do not retry in step.
+  return Math.floor(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+export function createUplink(o: {
+  queue: Queue;
+  writer: Writer;
+  devices: DeviceConfig[];
+  apiKey: string;
+  bootId: number;
+  link: Link;
+  time: TimeKeeper;
+  clock: Clock;
+  timers: Timers;
+  log: Log;
+  backoff: { baseMs: number; capMs: number };
+  random?: () => number;
+  /** Free-heap check before each request; a reason string stops the request. */
+  canSend?: () => string | undefined;
+  /** Radio off once the queue is empty (duty cycling). */
+  sleepWhenIdle?: boolean;
+  onDelivered?: (d: Delivery) => void;
+}): Uplink {
+  const st: UplinkStats = { sent: 0, delivered: 0, requests: 0, retries: 0, rejected: 0, bytesSent: 0 };
+  const random = o.random || Math.random;
+  let busy = false;
+  let stopped = false;
+  let timer: TimerId | undefined;
+  let attempt = 0;
+  let singleOnly = false;
+
+  function later(ms: number): void {
+    st.nextAttemptMs = o.clock.uptimeMs() + ms;
+    timer = o.timers.setTimeout(() => {
+      timer = undefined;
+      st.nextAttemptMs = undefined;
+      pump();
+    }, ms);
+  }
+
+  function deviceOf(name: string): DeviceConfig | undefined {
+    for (const d of o.devices) if (d.name === name) return d;
+    return undefined;
+  }
+
+  function pickBatch(dev: DeviceConfig): QueueRecord[] {
+    const max = dev.format === 'JSON' && !singleOnly && dev.batch && dev.batch > 1 ? dev.batch : 1;
+    const head = o.queue.peek(max);
+    let n = 1;
+    while (n < head.length && (head[n] as QueueRecord).device === dev.name) n++;
+    return head.slice(0, n);
+  }
+
+  function payloadOf(dev: DeviceConfig, recs: QueueRecord[]): string {
+    const parts: string[] = [];
+    for (const r of recs) {
+      // Readings of an earlier boot can only be dated if they were dated then.
+      const wall = r.wallMs !== undefined ? r.wallMs : r.bootId === o.bootId ? o.time.wallAt(r.uptimeMs) : undefined;
+      parts.push(stampPayload(dev.format, r.payload, wall));
+    }
+    return recs.length > 1 ? '[' + parts.join(',') + ']' : (parts[0] as string);
+  }
+
+  async function sendHead(): Promise<void> {
+    const head = o.queue.peek(1)[0];
+    if (!head) {
+      attempt = 0;
+      if (o.sleepWhenIdle) await o.link.sleep();
+      return;
+    }
+    const dev = deviceOf(head.device);
+    if (!dev) {
+      o.queue.reject('device ' + head.device + ' is no longer configured');
+      st.rejected++;
+      return pumpSoon();
+    }
+    const blocked = o.canSend ? o.canSend() : undefined;
+    if (blocked) {
+      st.lastError = blocked;
+      o.log.error('uplink: ' + blocked);
+      return later(backoffMs(++attempt, o.backoff.baseMs, o.backoff.capMs, random));
+    }
+    if (!(await o.link.ensureUp())) {
+      st.lastError = 'Wi-Fi link down: ' + o.link.stats().lastStep;
+      return later(backoffMs(++attempt, o.backoff.baseMs, o.backoff.capMs, random));
+    }
+    const recs = pickBatch(dev);
+    const body = payloadOf(dev, recs);
+    const ref = { apiKey: o.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin };
+    st.requests++;
+    st.inFlightSinceMs = o.clock.uptimeMs();
+    const r =
+      dev.format === 'Value' ? await o.writer.writeValue(ref, body)
+        : dev.format === 'JSON' ? await o.writer.writeJson(ref, body)
+          : await o.writer.writeXml(ref, body);
+    st.inFlightSinceMs = undefined;
+    st.bytesSent += r.bytesSent;
+    if (stopped) return;
+    if (r.kind === 'ok') {
+      o.queue.ack(recs.length);
+      attempt = 0;
+      singleOnly = false;
+      st.sent++;
+      st.delivered += recs.length;
+      st.lastDeliveryMs = o.clock.uptimeMs();
+      o.link.succeeded();
+      o.time.fromHttpDate(r.date);
+      if (o.onDelivered) o.onDelivered({ device: dev.name, records: recs, status: r.status });
+      return pumpSoon();
+    }
+    st.lastError = r.reason;
+    if (r.kind === 'reject') {
+      if (recs.length > 1) {
+        // One record of the batch may be the bad one: find it alone.
+        singleOnly = true;
+        return pumpSoon();
+      }
+      o.queue.reject(r.reason);
+      st.rejected++;
+      o.log.error('uplink: seq ' + head.seq + ' rejected: ' + r.reason);
+      return pumpSoon();
+    }
+    st.retries++;
+    await o.link.failed();
+    const wait = r.retryAfterMs !== undefined ? r.retryAfterMs : backoffMs(++attempt, o.backoff.baseMs, o.backoff.capMs, random);
+    o.log.error('uplink: ' + r.reason + '; retry in ' + Math.round(wait / 1000) + ' s');
+    later(wait);
+  }
+
+  function pumpSoon(): void {
+    if (!stopped && timer === undefined) later(0);
+  }
+
+  function pump(): void {
+    if (busy || stopped || timer !== undefined) return;
+    busy = true;
+    sendHead().then(
+      () => {
+        busy = false;
+      },
+      (e: unknown) => {
+        busy = false;
+        st.lastError = 'uplink bug: ' + String(e);
+        o.log.error(st.lastError);
+        if (!stopped && timer === undefined) later(o.backoff.baseMs);
+      },
+    );
+  }
+
+  return {
+    wake: pump,
+    stop() {
+      stopped = true;
+      if (timer !== undefined) o.timers.clearTimeout(timer);
+      timer = undefined;
+    },
+    stats: () => st,
+  };
+}

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { createAgent } from '../../src/agent/agent';
+import type { Agent } from '../../src/agent/agent';
+import { createMemoryOutbox } from '../../src/queue/memory';
+import { createOutbox } from '../../src/queue/outbox';
+import type { AgentConfig } from '../../src/config/types';
+import { testConfig } from '../fakes/config';
+import { createTestPlatform } from '../fakes/platform';
+import type { TestPlatform } from '../fakes/platform';
+import { createFakeTime } from '../fakes/time';
+import type { FakeTime } from '../fakes/time';
+import { createFakeWriter } from '../fakes/writer';
+import type { WriteOutcome } from '../../src/agent/uplink';
+
+function setup(cfg: AgentConfig = testConfig(), answer?: Parameters<typeof createFakeWriter>[0]) {
+  const time = createFakeTime();
+  const p = createTestPlatform({ time });
+  const queue = createMemoryOutbox({ maxRecords: 10000 });
+  const fw = createFakeWriter(answer);
+  const made = createAgent({ p, config: cfg, queue, bootId: 1, writer: fw.writer });
+  if (!made.ok) throw new Error(made.error);
+  return { time, p, queue, agent: made.agent, ...fw };
+}
+
+const seqOf = (body: string): number => Number(/seq"?[=:]"?(\d+)/.exec(body)?.[1] ?? -1);
+
+describe('agent data path', () => {
+  it('writes each device in its own format, one write per sample group, in order', async () => {
+    const { time, agent, writes } = setup();
+    agent.start();
+    await time.advance(25000);
+    agent.stop();
+    // Samples at 0, 10 s and 20 s: per group one value, one JSON and one XML write.
+    expect(writes.map((w) => `${w.op}:${w.deviceId}`)).toEqual([
+      'value:1', 'json:2', 'xml:3', 'value:1', 'json:2', 'xml:3', 'value:1', 'json:2', 'xml:3',
+    ]);
+    expect(writes[0]!.body).toMatch(/^-?\d+\.\d\d$/);
+    expect(writes[1]!.body).toMatch(/^\{"temp":-?\d+\.\d\d,"light":\d+\.\d\d,"door":[01]\.00,"seq":2,"uptime_ms":0\}$/);
+    expect(writes[2]!.body).toMatch(/^<reading seq="3" uptime_ms="0"><light unit="V">\d+\.\d\d<\/light><door>[01]\.00<\/door><\/reading>$/);
+    const seqs = writes.filter((w) => w.op !== 'value').map((w) => seqOf(w.body));
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+  });
+
+  it('keeps readings through a server outage and delivers them in order afterwards', async () => {
+    let failing = true;
+    const { time, agent, delivered, writes, queue } = setup(testConfig(), () =>
+      failing ? { kind: 'retry', reason: 'HTTP 503', bytesSent: 50 } : { kind: 'ok', status: 200, bytesSent: 50 },
+    );
+    agent.start();
+    await time.advance(120100);
+    expect(delivered).toEqual([]);
+    // 13 sample groups (0 s to 120 s), three devices each.
+    expect(queue.stats().depth).toBe(39);
+    failing = false;
+    await time.advance(400000);
+    agent.stop();
+    expect(queue.stats().depth).toBe(0);
+    const jsonSeqs = delivered.filter((w) => w.op === 'json').map((w) => seqOf(w.body));
+    expect(jsonSeqs.length).toBeGreaterThan(12);
+    expect(jsonSeqs).toEqual([...jsonSeqs].sort((a, b) => a - b));
+    expect(new Set(jsonSeqs).size).toBe(jsonSeqs.length);
+    // Backoff: far fewer attempts than one per second during the 2-minute outage.
+    expect(writes.length - delivered.length).toBeLessThan(30);
+  });
+
+  it('sets a rejected record aside and goes on with the next', async () => {
+    const { time, agent, delivered, queue } = setup(testConfig(), (w): WriteOutcome =>
+      w.op === 'xml' ? { kind: 'reject', reason: 'HTTP 409: format', bytesSent: 1 } : { kind: 'ok', status: 200, bytesSent: 1 },
+    );
+    agent.start();
+    await time.advance(15000);
+    agent.stop();
+    expect(delivered.map((w) => w.op)).toEqual(['value', 'json', 'value', 'json']);
+    expect(queue.stats().rejected).toBe(2);
+    expect(queue.stats().lastReject).toBe('HTTP 409: format');
+  });
+
+  it('batches queued JSON records of one device into one array write when batching is on', async () => {
+    const cfg = testConfig();
+    cfg.devices = [{ ...cfg.devices[1]!, batch: 5 }];
+    let failing = true;
+    const { time, agent, delivered } = setup(cfg, () =>
+      failing ? { kind: 'retry', reason: 'down', bytesSent: 0 } : { kind: 'ok', status: 200, bytesSent: 0 },
+    );
+    agent.start();
+    await time.advance(65000);
+    failing = false;
+    await time.advance(300000);
+    agent.stop();
+    const first = JSON.parse(delivered[0]!.body) as { seq: number }[];
+    expect(first.map((o) => o.seq)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('stamps readings taken before the clock was known once the Date header arrives', async () => {
+    const { time, agent, writes } = setup(testConfig(), (_w, n) => ({
+      kind: 'ok', status: 200, bytesSent: 0, date: n === 1 ? 'Sun, 22 Nov 2026 08:05:00 GMT' : undefined,
+    }));
+    agent.start();
+    await time.advance(1000);
+    agent.stop();
+    expect(writes[1]!.body).toContain('"ts":"2026-11-22T08:05:00.');
+    expect(writes[2]!.body).toContain(' ts="2026-11-22T08:05:00.');
+  });
+
+  it('survives a restart on the flash outbox without losing or repeating a record', async () => {
+    const time: FakeTime = createFakeTime();
+    const p: TestPlatform = createTestPlatform({ time });
+    let up = false;
+    const fw = createFakeWriter(() => (up ? { kind: 'ok', status: 200, bytesSent: 0 } : { kind: 'retry', reason: 'down', bytesSent: 0 }));
+    const boot = (bootId: number): Agent => {
+      const queue = createOutbox({ files: p.files, dir: 'q', maxBytes: 65536 })!;
+      const made = createAgent({ p, config: testConfig(), queue, bootId, writer: fw.writer });
+      if (!made.ok) throw new Error(made.error);
+      made.agent.start();
+      return made.agent;
+    };
+    const a1 = boot(1);
+    await time.advance(30000);
+    a1.stop();
+    up = true;
+    const a2 = boot(2);
+    await time.advance(5000);
+    a2.stop();
+    const json = fw.delivered.filter((w) => w.op === 'json').map((w) => seqOf(w.body));
+    expect(json).toEqual([2, 5, 8, 11, 14]);
+  });
+});

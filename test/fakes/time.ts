@@ -1,0 +1,71 @@
+// A fake clock and timer queue built from the Clock and Timers ports.
+// advance() moves time forward firing due timers in deadline order and lets
+// promise callbacks run between them, so async code driven by timers
+// progresses as it would on the board.
+import type { Clock, TimerId, Timers } from '../../src/ports/ports';
+
+interface Pending {
+  id: number;
+  at: number;
+  cb: () => void;
+}
+
+export interface FakeTime {
+  clock: Clock;
+  timers: Timers;
+  now(): number;
+  wall(): number;
+  /** Moves time by ms, firing every timer that falls due, in order. */
+  advance(ms: number, settle?: () => Promise<void>): Promise<void>;
+  /** Number of timers waiting. */
+  pending(): number;
+}
+
+export const flushPromises = async (): Promise<void> => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+};
+
+export function createFakeTime(startMs = 0): FakeTime {
+  let now = startMs;
+  let wallOffset = 0;
+  let nextId = 1;
+  let queue: Pending[] = [];
+  const clock: Clock = {
+    uptimeMs: () => now,
+    wallMs: () => now + wallOffset,
+    setWallMs: (ms) => {
+      wallOffset = ms - now;
+    },
+  };
+  const timers: Timers = {
+    setTimeout(cb, ms) {
+      const t = { id: nextId++, at: now + Math.max(0, ms), cb };
+      queue.push(t);
+      return t.id;
+    },
+    clearTimeout(id: TimerId) {
+      queue = queue.filter((t) => t.id !== id);
+    },
+  };
+  return {
+    clock,
+    timers,
+    now: () => now,
+    wall: () => now + wallOffset,
+    pending: () => queue.length,
+    async advance(ms, settle = flushPromises) {
+      const end = now + ms;
+      await settle();
+      for (;;) {
+        let due: Pending | undefined;
+        for (const t of queue) if (t.at <= end && (!due || t.at < due.at || (t.at === due.at && t.id < due.id))) due = t;
+        if (!due) break;
+        queue = queue.filter((t) => t !== due);
+        now = Math.max(now, due.at);
+        due.cb();
+        await settle();
+      }
+      now = end;
+    },
+  };
+}
