@@ -1,0 +1,51 @@
+// The agent's platform on a PC: real TCP, files under a data directory (so
+// a restart resumes), simulated sensors and Wi-Fi, and console commands
+// collected for the stdin console.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Platform } from '../src/ports/ports';
+import { createNodeFileStore } from './ports/files';
+import { createNodeKvStore } from './ports/kv';
+import { createSimPins } from './ports/pins';
+import type { SimPins } from './ports/pins';
+import { createNodeSockets } from './ports/sockets';
+import { createNodeTime } from './ports/time';
+import { createSimWifi } from './ports/wifi';
+import type { SimWifi } from './ports/wifi';
+
+export interface HostPlatform extends Platform {
+  pins: SimPins;
+  wifi: SimWifi;
+  commands: Map<string, (...args: unknown[]) => unknown>;
+  /** Set by the simulator: what a reboot does on the host. */
+  onReboot: () => void;
+}
+
+export function createHostPlatform(o: { dataDir: string; ssid: string; print?: (line: string) => void }): HostPlatform {
+  mkdirSync(join(o.dataDir, 'files'), { recursive: true });
+  const { clock, timers } = createNodeTime();
+  const print = o.print ?? ((l: string) => console.log(l));
+  const hp: HostPlatform = {
+    clock,
+    timers,
+    pins: createSimPins({ clock }),
+    wifi: createSimWifi({ ssid: o.ssid }),
+    sockets: createNodeSockets(),
+    kv: createNodeKvStore(join(o.dataDir, 'kv.json')),
+    files: createNodeFileStore(join(o.dataDir, 'files')),
+    // The host has no hardware watchdog; feeding is a no-op.
+    watchdog: { start: () => undefined, feed: () => undefined },
+    system: {
+      boardName: () => 'pico-w',
+      boardUid: () => 'HOST000000000001',
+      memory: () => undefined,
+      reboot: () => hp.onReboot(),
+      seedRandom: () => undefined,
+    },
+    log: { info: print, error: (l) => print('! ' + l) },
+    console: { expose: (name, fn) => void hp.commands.set(name, fn) },
+    commands: new Map(),
+    onReboot: () => undefined,
+  };
+  return hp;
+}
