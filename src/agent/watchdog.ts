@@ -1,0 +1,103 @@
+// Feeds the hardware watchdog only while the agent says it is healthy.
+// A wedged agent (a stuck loop, a parser spinning on a bad reply, a task that
+// stopped making progress) is recovered by letting the hardware reset the
+// board: the outbox is on flash, so a reset loses nothing, and bootstate
+// counts resets so a crash loop ends in safe mode rather than going on forever.
+//
+// Feeding from a timer also proves the event loop still turns: if a blocking
+// call or a busy loop holds it longer than the timeout, no feed happens and
+// the board resets, which is the intended recovery there too.
+import type { Clock, Log, TimerId, Timers, Watchdog } from '../ports/ports';
+
+export interface WatchdogFeeder {
+  /** Starts the hardware watchdog and the feeding timer. */
+  start(): void;
+  /**
+   * Stops the feeding timer only. The hardware watchdog cannot be stopped, so
+   * on the board this leads to a reset within the timeout: it is meant for
+   * tests and for an orderly shutdown on the host.
+   */
+  stop(): void;
+  /** Why feeding stopped, or undefined while feeding. */
+  starving(): string | undefined;
+}
+
+/**
+ * A timeout safely below the board's maximum (longer requests are clamped
+ * silently by the SDK): whole seconds, at least 1 s under it. RP2040 (8388)
+ * gives 7000, RP2350 (16777) gives 15000. Below a 2 s maximum, 90 % of it.
+ */
+export function watchdogTimeoutMs(boardMaxMs: number): number {
+  const whole = Math.floor((boardMaxMs - 1000) / 1000) * 1000;
+  if (whole >= 1000) return whole;
+  return Math.max(1, Math.floor(boardMaxMs * 0.9));
+}
+
+export function createWatchdogFeeder(o: {
+  watchdog: Watchdog;
+  timers: Timers;
+  clock: Clock;
+  timeoutMs: number;
+  /** undefined = healthy, else the reason the board should be reset. */
+  healthy: () => string | undefined;
+  log: Log;
+}): WatchdogFeeder {
+  // Four feeds per timeout: a late timer (a short blocking call) still feeds
+  // in time.
+  const periodMs = Math.max(1, Math.floor(o.timeoutMs / 4));
+  let timer: TimerId | undefined;
+  let reason: string | undefined;
+  let lastFedMs = 0;
+  let feedFailed = false;
+
+  function check(): string | undefined {
+    try {
+      return o.healthy();
+    } catch (e) {
+      // A broken health check is a bug we cannot vouch past: reset.
+      return 'health check threw: ' + (e instanceof Error ? e.message : String(e));
+    }
+  }
+
+  function tick(): void {
+    timer = undefined;
+    const why = check();
+    if (why !== undefined) {
+      // Latched: feeding does not resume if the check recovers, because the
+      // reset may already be under way and a flickering check must not keep
+      // a sick agent alive.
+      reason = why;
+      const left = Math.max(0, o.timeoutMs - (o.clock.uptimeMs() - lastFedMs));
+      o.log.error('watchdog: not feeding (' + why + '); the board resets within ' + left + ' ms');
+      return;
+    }
+    try {
+      o.watchdog.feed();
+      lastFedMs = o.clock.uptimeMs();
+      feedFailed = false;
+    } catch (e) {
+      // Not expected from the port; logged once per run of failures so a
+      // broken feed cannot flood the console, and feeding goes on.
+      if (!feedFailed) o.log.error('watchdog: feed failed: ' + (e instanceof Error ? e.message : String(e)));
+      feedFailed = true;
+    }
+    timer = o.timers.setTimeout(tick, periodMs);
+  }
+
+  return {
+    start(): void {
+      if (timer !== undefined) return;
+      reason = undefined;
+      o.watchdog.start(o.timeoutMs);
+      lastFedMs = o.clock.uptimeMs();
+      timer = o.timers.setTimeout(tick, periodMs);
+    },
+    stop(): void {
+      if (timer !== undefined) o.timers.clearTimeout(timer);
+      timer = undefined;
+    },
+    starving(): string | undefined {
+      return reason;
+    },
+  };
+}
