@@ -65,7 +65,8 @@ interface Call<T> {
   contentType?: string;
   /** A problem found before any I/O. */
   problem?: string;
-  read(body: string, secrets: string[]): Found<T> & { odd?: boolean };
+  /** `shown` is the body with the secrets masked, for quoting. */
+  read(body: string, shown: string, secrets: string[]): Found<T> & { odd?: boolean };
 }
 
 function devSegments(dev: DeviceRef): [string, string][] {
@@ -87,10 +88,10 @@ function devProblem(dev: DeviceRef): string | undefined {
 }
 
 /** A reply to a write or account call that signals an error becomes a reject. */
-function guarded<T>(f: (body: string, secrets: string[]) => Found<T> & { odd?: boolean }) {
-  return (body: string, secrets: string[]): Found<T> & { odd?: boolean } => {
+function guarded<T>(f: (body: string, shown: string, secrets: string[]) => Found<T> & { odd?: boolean }) {
+  return (body: string, shown: string, secrets: string[]): Found<T> & { odd?: boolean } => {
     const error = errorSignal(body);
-    return error ? { ok: false, error, note: describeBody(body) } : f(body, secrets);
+    return error ? { ok: false, error, note: describeBody(body, shown) } : f(body, shown, secrets);
   };
 }
 
@@ -140,7 +141,7 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
     const status = r.status;
     const head = 'HTTP ' + status + (r.reason ? ' ' + r.reason : '');
     if (status >= 200 && status < 300) {
-      const f = c.read(r.body, c.secrets);
+      const f = c.read(r.body, hide(r.body, c.secrets), c.secrets);
       const told = hide(f.ok ? head + ', ' + f.note : head + ': ' + f.error + ' (' + f.note + ')', c.secrets);
       if ((!f.ok || f.odd) && o.log) {
         const shown = values.map((v) => (c.secrets.indexOf(v) >= 0 ? maskSecret(v) : encodeSegment(v)));
@@ -152,7 +153,7 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
       if (date !== undefined) ok.date = date;
       return ok;
     }
-    const reason = hide(head + ': ' + describeBody(r.body), c.secrets);
+    const reason = hide(head + ': ' + describeBody(r.body, hide(r.body, c.secrets)), c.secrets);
     if (status === 408 || status === 425 || status === 429 || status >= 500) {
       const out: Outcome<T> = { kind: 'retry', reason, status, bytesSent };
       const after = parseRetryAfter(r.headers['retry-after'], r.headers['date']);
@@ -166,7 +167,7 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
     return run({ op, segments: devSegments(dev), secrets: [dev.apiKey], body, contentType, problem: devProblem(dev) || problem, read: guarded(parseWriteReply) });
   }
 
-  function read<T>(op: string, dev: DeviceRef, parse: (body: string) => Found<T>): Promise<Outcome<T>> {
+  function read<T>(op: string, dev: DeviceRef, parse: (body: string, shown: string) => Found<T>): Promise<Outcome<T>> {
     return run({ op, segments: devSegments(dev), secrets: [dev.apiKey], problem: devProblem(dev), read: parse });
   }
 
@@ -218,7 +219,7 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
           ['password', password],
         ],
         secrets: [password],
-        read: guarded((body, secrets) => {
+        read: guarded((body, _shown, secrets) => {
           const k = parseApiKey(body);
           if (k.apiKey === undefined) return { ok: false, error: 'no API key in the reply', note: k.note };
           secrets.push(k.apiKey);

@@ -34,15 +34,19 @@ function shape(body: string): { kind: 'empty' | 'json' | 'xml' | 'text'; json?: 
   return { kind: c === '<' ? 'xml' : 'text' };
 }
 
-/** One line on a reply: kind, size and, unless `bare`, its first characters. */
-export function describeBody(body: string, bare?: boolean): string {
+/**
+ * One line on a reply: kind, size and the first characters of `shown` (the
+ * body with secrets already masked, so truncation cannot cut a secret out of
+ * reach of the mask); with `shown` false, only JSON field names.
+ */
+export function describeBody(body: string, shown?: string | false): string {
   const s = shape(body);
   let d = s.kind + ' ' + utf8Length(body) + ' bytes';
-  if (bare) {
+  if (shown === false) {
     const o = s.json;
     if (o && typeof o === 'object' && !Array.isArray(o)) d += ' (fields: ' + Object.keys(o).slice(0, 8).join(', ') + ')';
   } else if (s.kind !== 'empty') {
-    const t = body.trim().replace(/[^ -~]/g, '?');
+    const t = (shown === undefined ? body : shown).trim().replace(/[\u0000-\u001f\u007f]/g, '?');
     d += ': ' + (t.length > 60 ? t.slice(0, 60) + '…' : t);
   }
   return d;
@@ -131,8 +135,8 @@ export function errorSignal(body: string): string | undefined {
 }
 
 /** The reply to a write: ok unless it signals an error. */
-export function parseWriteReply(body: string): Found<undefined> {
-  const note = describeBody(body);
+export function parseWriteReply(body: string, shown?: string): Found<undefined> {
+  const note = describeBody(body, shown);
   const error = errorSignal(body);
   return error ? { ok: false, error, note } : { ok: true, value: undefined, note };
 }
@@ -144,7 +148,7 @@ export function parseWriteReply(body: string): Found<undefined> {
  * label ending in ':' or '='. Notes never quote the body: it holds the key.
  */
 export function parseApiKey(body: string): { apiKey?: string; note: string } {
-  const note = describeBody(body, true);
+  const note = describeBody(body, false);
   for (const p of pairsOf(body)) {
     if (/key/i.test(p[0]) && /^[!-~]{1,256}$/.test(p[1])) return { apiKey: p[1], note: note + ', key in ' + p[0] };
   }
@@ -181,19 +185,19 @@ export function parseDeviceCreated(body: string): { deviceId?: number; devicePin
   const deviceId = toId(id);
   const devicePin = toId(pin);
   const note =
-    describeBody(body, true) + ', DeviceID ' + (deviceId === undefined ? 'missing' : deviceId) + ', DevicePIN ' + (devicePin === undefined ? 'missing' : 'found');
+    describeBody(body, false) + ', DeviceID ' + (deviceId === undefined ? 'missing' : deviceId) + ', DevicePIN ' + (devicePin === undefined ? 'missing' : 'found');
   return { deviceId, devicePin, note };
 }
 
 /** A value read: the bare text, trimmed. */
-export function parseValueRead(body: string): Found<string> {
-  const w = parseWriteReply(body);
+export function parseValueRead(body: string, shown?: string): Found<string> {
+  const w = parseWriteReply(body, shown);
   return w.ok ? { ok: true, value: body.trim(), note: w.note } : w;
 }
 
 /** A JSON read: the parsed document; an empty body is `{}`, as the spec says. */
-export function parseJsonRead(body: string): Found<unknown> {
-  const note = describeBody(body);
+export function parseJsonRead(body: string, shown?: string): Found<unknown> {
+  const note = describeBody(body, shown);
   if (!body.trim()) return { ok: true, value: {}, note: 'empty body, taken as {}' };
   try {
     return { ok: true, value: JSON.parse(body), note };
@@ -207,8 +211,8 @@ export function parseJsonRead(body: string): Found<unknown> {
  * trimmed. When `data` holds elements rather than text, its inner markup is
  * returned as it is (the note says so); a lone CDATA section gives its text.
  */
-export function parseXmlRead(body: string): Found<string> {
-  const note = describeBody(body);
+export function parseXmlRead(body: string, shown?: string): Found<string> {
+  const note = describeBody(body, shown);
   const root = rootName(body);
   if (root !== 'data') return { ok: false, error: root ? 'root element is ' + root + ', not data' : 'not XML', note };
   const m = /<data(?:\s[^<>]*?)?(?:\/>|>([\s\S]*)<\/data\s*>)\s*$/.exec(body);

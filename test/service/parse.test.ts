@@ -20,13 +20,13 @@ describe('describeBody', () => {
     expect(describeBody(' Value updated\n')).toBe('text 15 bytes: Value updated');
     expect(describeBody('{"a":1}')).toBe('json 7 bytes: {"a":1}');
     expect(describeBody('<ok/>')).toBe('xml 5 bytes: <ok/>');
-    expect(describeBody('é\u0001')).toBe('text 3 bytes: ??');
+    expect(describeBody('é\u0001\n')).toBe('text 4 bytes: é?');
     expect(describeBody('x'.repeat(70))).toBe('text 70 bytes: ' + 'x'.repeat(60) + '…');
   });
 
   it('lists only field names when bare', () => {
-    expect(describeBody('{"status":"ok","APIKey":"' + KEY + '"}', true)).toBe('json 59 bytes (fields: status, APIKey)');
-    expect(describeBody(KEY, true)).toBe('text 32 bytes');
+    expect(describeBody('{"status":"ok","APIKey":"' + KEY + '"}', false)).toBe('json 59 bytes (fields: status, APIKey)');
+    expect(describeBody(KEY, false)).toBe('text 32 bytes');
   });
 });
 
