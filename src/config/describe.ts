@@ -1,0 +1,76 @@
+// What a person reads at the console: current values one key per line with
+// secrets masked, and help generated from the schema table. Lines stay within
+// 80 columns so a serial terminal never wraps them.
+
+import type { Field } from './schema';
+import { DEVICE_FIELDS, FILTER_PARAMS, SCALAR_FIELDS, SCHEMA, SENSOR_FIELDS, fieldName, mask, propOf, ruleOf } from './schema';
+import type { AgentConfig, FilterSpec } from './types';
+
+const WIDTH = 80;
+
+/** The console form of a value: 'median:5,ewma:0.3', '0:0,3.3:100', 'temp,hum'. */
+export function formatValue(f: Field, v: unknown): string {
+  if (f.secret) return mask(String(v));
+  const s = plain(f, v);
+  return s === '' ? "''" : s;
+}
+
+function plain(f: Field, v: unknown): string {
+  if (f.type === 'filters') {
+    return (v as FilterSpec[])
+      .map((s) => {
+        const o = s as unknown as Record<string, unknown>;
+        return [s.type as string].concat((FILTER_PARAMS[s.type] || []).map((p) => String(o[p]))).join(':');
+      })
+      .join(',');
+  }
+  if (f.type === 'points') return (v as number[][]).map((p) => p.join(':')).join(',');
+  if (f.type === 'names') return (v as string[]).join(',');
+  return String(v);
+}
+
+const fit = (s: string): string => (s.length > WIDTH ? s.slice(0, WIDTH - 1) + '\u2026' : s);
+
+/** One `key = value` line per setting; secrets masked. */
+export function describeConfig(c: AgentConfig): string[] {
+  const lines: string[] = [];
+  const add = (key: string, f: Field, v: unknown): void => {
+    if (v !== undefined) lines.push(fit(key + ' = ' + formatValue(f, v)));
+  };
+  const top = c as unknown as Record<string, Record<string, unknown>>;
+  for (const f of SCALAR_FIELDS) {
+    const dot = f.key.indexOf('.');
+    add(f.key, f, dot < 0 ? top[f.key] : (top[f.key.slice(0, dot)] as Record<string, unknown>)[fieldName(f)]);
+  }
+  for (const s of c.sensors) {
+    const o = s as unknown as Record<string, unknown>;
+    for (const f of SENSOR_FIELDS) add('sensor.' + s.name + '.' + fieldName(f), f, o[propOf(f)]);
+  }
+  for (const d of c.devices) {
+    const o = d as unknown as Record<string, unknown>;
+    for (const f of DEVICE_FIELDS) add('device.' + d.name + '.' + fieldName(f), f, o[propOf(f)]);
+  }
+  return lines;
+}
+
+function defaultText(f: Field): string {
+  const parts: string[] = [];
+  if (f.kindDef) {
+    for (const k in f.kindDef) parts.push(formatValue(f, f.kindDef[k as keyof typeof f.kindDef]) + ' (' + k + ')');
+  }
+  if (f.def !== undefined) parts.push(formatValue(f, f.def) + (f.kindDef ? ' (other)' : ''));
+  return parts.length > 0 ? '; default ' + parts.join(', ') : f.required ? '; required' : '';
+}
+
+/** Two lines per setting: key and purpose, then the rule and the default. */
+export function helpLines(): string[] {
+  const lines: string[] = [];
+  for (const f of SCHEMA) {
+    const key = f.key.replace('*', '<name>');
+    const head = key + ' '.repeat(Math.max(1, 24 - key.length)) + f.help;
+    if (head.length <= WIDTH) lines.push(head);
+    else lines.push(key, '    ' + f.help);
+    lines.push(fit('    ' + ruleOf(f) + defaultText(f)));
+  }
+  return lines;
+}

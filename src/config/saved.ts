@@ -1,0 +1,52 @@
+// The saved form of a configuration: the nested shape validateConfig reads,
+// holding only what differs from the schema defaults. The file stays small
+// and readable, and a default improved by a firmware update reaches every
+// board that never changed that setting.
+
+import { formatValue } from './describe';
+import { DEVICE_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, defaultOf, fieldName, propOf } from './schema';
+import type { AgentConfig } from './types';
+
+export type Saved = Record<string, unknown>;
+type Obj = Record<string, unknown>;
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** A fresh object (safe to change) that validateConfig turns back into `c`. */
+export function toSaved(c: AgentConfig): Saved {
+  const out: Saved = {};
+  const top = c as unknown as Record<string, Obj>;
+  for (const f of SCALAR_FIELDS) {
+    const dot = f.key.indexOf('.');
+    const sec = f.key.slice(0, dot);
+    const v = dot < 0 ? top[f.key] : (top[sec] as Obj)[fieldName(f)];
+    if (same(v, f.def)) continue;
+    if (dot < 0) out[f.key] = v;
+    else ((out[sec] = out[sec] || {}) as Obj)[fieldName(f)] = v;
+  }
+  if (c.sensors.length > 0) {
+    out.sensors = c.sensors.map((s) => {
+      const o = s as unknown as Obj;
+      const e: Obj = { name: s.name, kind: s.kind };
+      for (const f of SENSOR_FIELDS) {
+        const v = o[propOf(f)];
+        if (fieldName(f) === 'kind' || v === undefined || same(v, defaultOf(f, s.kind))) continue;
+        // The console form of a filter chain is shorter and reads better in the file.
+        e[propOf(f)] = f.type === 'filters' ? formatValue(f, v) : v;
+      }
+      return e;
+    });
+  }
+  if (c.devices.length > 0) {
+    out.devices = c.devices.map((d) => {
+      const o = d as unknown as Obj;
+      const e: Obj = { name: d.name };
+      for (const f of DEVICE_FIELDS) {
+        const v = o[propOf(f)];
+        if (v !== undefined && !same(v, f.def)) e[propOf(f)] = f.type === 'names' ? (v as string[]).slice() : v;
+      }
+      return e;
+    });
+  }
+  return out;
+}

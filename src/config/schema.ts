@@ -1,0 +1,173 @@
+// The one table behind configuration: defaults, validation rules, help text
+// and secret masking all read it, so a new setting is one new row here.
+// Keys are what a person types at the console; '*' stands for the name of a
+// sensor or device entry.
+
+import type { SensorKind } from './types';
+
+export type FieldType = 'string' | 'int' | 'number' | 'bool' | 'enum' | 'url' | 'names' | 'points' | 'filters';
+
+export interface Field {
+  key: string;
+  type: FieldType;
+  /** At most 60 characters, so `help` output fits 80 columns. */
+  help: string;
+  /** Default value; undefined with `required` means the entry must give it. */
+  def?: unknown;
+  /** Defaults that depend on the sensor kind (win over `def`). */
+  kindDef?: { [k in SensorKind]?: unknown };
+  /** Number range, or string length range (characters, or bytes with `bytes`). */
+  min?: number;
+  max?: number;
+  /** An int that also accepts 0 as "off" below `min`. */
+  zeroOff?: boolean;
+  bytes?: boolean;
+  values?: readonly string[];
+  pattern?: RegExp;
+  /** The rule as shown in errors, when the generated wording would not say it. */
+  rule?: string;
+  secret?: boolean;
+  required?: boolean;
+  /** Sensor fields that apply only to some kinds. */
+  kinds?: readonly SensorKind[];
+  /** Property name in the saved JSON when it differs from the key's last part. */
+  prop?: string;
+}
+
+export const SENSOR_KINDS: readonly SensorKind[] = ['digital', 'analog', 'temperature', 'counter'];
+export const BOARD_NAMES = ['pico-w', 'pico2-w'] as const;
+/** Sensor names become JSON keys and XML element names. */
+export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,15}$/;
+/** Bounded so the sampler and its filters fit the 180 KB heap. */
+export const MAX_SENSORS = 8;
+export const MAX_DEVICES = 4;
+export const MAX_FILTERS = 6;
+
+/** Parameters of each filter type, in the order of the console form 'clamp:min:max'. */
+export const FILTER_PARAMS: Record<string, string[]> = {
+  average: ['window'],
+  median: ['window'],
+  ewma: ['alpha'],
+  clamp: ['min', 'max'],
+  delta: ['threshold', 'heartbeatMs'],
+  throttle: ['minIntervalMs'],
+};
+
+const MAX_ID = 2147483647;
+
+export const SCHEMA: readonly Field[] = [
+  { key: 'board', type: 'enum', values: BOARD_NAMES, def: 'pico-w', help: 'Board model; decides which pins are usable' },
+  { key: 'wifi.ssid', type: 'string', max: 32, bytes: true, def: '', help: 'Wi-Fi network name (empty: use storage WIFI_SSID)' },
+  {
+    key: 'wifi.password',
+    type: 'string',
+    min: 8,
+    max: 63,
+    def: '',
+    secret: true,
+    rule: '8-63 characters, or empty for an open network',
+    help: 'Wi-Fi passphrase; empty for an open network',
+  },
+  { key: 'service.url', type: 'url', def: '', rule: 'http://host[:port][/path], or empty when unset', help: 'Service base URL, e.g. http://192.168.1.10:8080' },
+  {
+    key: 'service.apiKey',
+    type: 'string',
+    pattern: /^[A-Za-z0-9_-]{8,128}$/,
+    def: '',
+    secret: true,
+    rule: '8-128 characters of A-Z a-z 0-9 _ -, or empty when unset',
+    help: 'API key of the account that owns the devices',
+  },
+  { key: 'agent.outboxBytes', type: 'int', min: 8192, max: 1048576, def: 196608, help: 'Outbox size on flash; oldest readings go first' },
+  { key: 'agent.backoffBaseMs', type: 'int', min: 100, max: 60000, def: 2000, help: 'First retry delay after a failed upload' },
+  { key: 'agent.backoffCapMs', type: 'int', min: 1000, max: 3600000, def: 300000, help: 'Longest retry delay' },
+  { key: 'agent.watchdog', type: 'bool', def: true, help: 'Hardware watchdog (turn off only on the bench)' },
+  { key: 'agent.requestTimeoutMs', type: 'int', min: 1000, max: 60000, def: 15000, help: 'Deadline of one request, connect included' },
+  { key: 'agent.maxResponseBytes', type: 'int', min: 1024, max: 32768, def: 8192, help: 'Largest response accepted from the service' },
+  {
+    key: 'agent.lkgRevertMs',
+    type: 'int',
+    min: 60000,
+    max: 86400000,
+    zeroOff: true,
+    def: 1800000,
+    help: 'Revert a changed config that delivers nothing (0 off)',
+  },
+  { key: 'agent.heapFloorBytes', type: 'int', min: 4096, max: 131072, def: 16384, help: 'No request starts below this much free heap' },
+  { key: 'agent.safeModeBoots', type: 'int', min: 2, max: 50, def: 5, help: 'Rapid reboots in a row before safe mode' },
+  { key: 'agent.radioOffBetweenUploads', type: 'bool', def: false, help: 'Power the radio down between uploads' },
+
+  { key: 'sensor.*.kind', type: 'enum', values: SENSOR_KINDS, required: true, help: 'digital, analog, temperature or counter' },
+  { key: 'sensor.*.pin', type: 'int', min: 0, max: 30, kindDef: { temperature: 30 }, required: true, help: 'GPIO number (temperature: always 30)' },
+  { key: 'sensor.*.intervalMs', type: 'int', min: 1000, max: 86400000, def: 60000, help: 'Sampling period' },
+  { key: 'sensor.*.unit', type: 'string', max: 8, def: '', kindDef: { temperature: 'C', analog: 'V' }, help: 'Unit label sent with readings' },
+  {
+    key: 'sensor.*.filters',
+    type: 'filters',
+    def: [],
+    rule: 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:ms',
+    help: 'Filter chain, e.g. median:5,ewma:0.3,throttle:10000',
+  },
+  { key: 'sensor.*.pull', type: 'enum', values: ['up', 'down', 'none'], kindDef: { digital: 'none', counter: 'up' }, kinds: ['digital', 'counter'], help: 'Input pull resistor' },
+  { key: 'sensor.*.invert', type: 'bool', def: false, kinds: ['digital'], help: 'Report 1 for a low level' },
+  { key: 'sensor.*.vrefV', type: 'number', min: 1, max: 5.5, def: 3.3, kinds: ['analog'], help: 'ADC reference voltage' },
+  { key: 'sensor.*.scale', type: 'number', def: 1, kinds: ['analog'], help: 'value = volts * scale + offset' },
+  { key: 'sensor.*.offset', type: 'number', def: 0, kinds: ['analog'], help: 'Added after scale' },
+  { key: 'sensor.*.points', type: 'points', rule: 'volts:value,volts:value with different volts', kinds: ['analog'], help: 'Two-point calibration volts:value,volts:value' },
+  { key: 'sensor.*.oversample', type: 'int', min: 1, max: 64, kindDef: { analog: 1, temperature: 8 }, kinds: ['analog', 'temperature'], help: 'ADC reads averaged per sample' },
+  { key: 'sensor.*.offsetC', type: 'number', min: -20, max: 20, def: 0, kinds: ['temperature'], help: 'Added to the measured degrees C' },
+  { key: 'sensor.*.pollMs', type: 'int', min: 5, max: 1000, def: 10, kinds: ['counter'], help: 'How often the pin is polled for edges' },
+
+  { key: 'device.*.id', prop: 'deviceId', type: 'int', min: 1, max: MAX_ID, required: true, help: 'DeviceID at the service' },
+  { key: 'device.*.pin', prop: 'devicePin', type: 'int', min: 0, max: MAX_ID, required: true, help: 'DevicePIN at the service' },
+  { key: 'device.*.format', type: 'enum', values: ['Value', 'JSON', 'XML'], required: true, help: 'Data format the device was created with' },
+  { key: 'device.*.sensors', type: 'names', rule: 'comma-separated sensor names', required: true, help: 'Sensor names it carries, comma-separated' },
+  { key: 'device.*.decimals', type: 'int', min: 0, max: 6, def: 2, help: 'Decimals of numbers in writes' },
+  { key: 'device.*.batch', type: 'int', min: 1, max: 20, def: 1, help: 'JSON devices: samples per write' },
+];
+
+/** The part after the last dot: the field name inside its section or entry. */
+export const fieldName = (f: Field): string => f.key.slice(f.key.lastIndexOf('.') + 1);
+/** The property in saved JSON and in the validated config. */
+export const propOf = (f: Field): string => f.prop || fieldName(f);
+
+export const SCALAR_FIELDS = SCHEMA.filter((f) => f.key.indexOf('*') < 0);
+export const SENSOR_FIELDS = SCHEMA.filter((f) => f.key.indexOf('sensor.*.') === 0);
+export const DEVICE_FIELDS = SCHEMA.filter((f) => f.key.indexOf('device.*.') === 0);
+
+export function findField(list: readonly Field[], name: string): Field | undefined {
+  for (const f of list) if (fieldName(f) === name) return f;
+  return undefined;
+}
+
+/** The default of a field for a sensor of `kind` (undefined when there is none). */
+export function defaultOf(f: Field, kind?: SensorKind): unknown {
+  if (f.kindDef && kind !== undefined && f.kindDef[kind] !== undefined) return f.kindDef[kind];
+  return f.def;
+}
+
+/** The rule a value broke, worded for an error line after the key. */
+export function ruleOf(f: Field): string {
+  if (f.rule) return f.rule;
+  const range = f.max === undefined ? ' >= ' + f.min : ' from ' + f.min + ' to ' + f.max;
+  switch (f.type) {
+    case 'int':
+      return (f.zeroOff ? '0 (off) or a whole number' : 'must be a whole number') + range;
+    case 'number':
+      return f.min === undefined ? 'must be a finite number' : 'must be a number' + range;
+    case 'bool':
+      return 'must be true or false';
+    case 'enum':
+      return 'must be one of ' + (f.values || []).join(', ');
+    case 'string':
+      return (f.min ? f.min + '-' : 'at most ') + f.max + (f.bytes ? ' bytes (UTF-8)' : ' characters');
+    default:
+      return 'invalid';
+  }
+}
+
+/** First 4 characters and the length; short (invalid) secrets show none of their characters. */
+export function mask(secret: string): string {
+  if (secret === '') return '(unset)';
+  return (secret.length >= 8 ? secret.slice(0, 4) : '') + '\u2026(' + secret.length + ')';
+}
