@@ -1,0 +1,146 @@
+// Console edits on a pending copy of the configuration. Each change is made
+// on the saved form and the whole result validated again, so a change that
+// breaks any rule (its own or a cross-check) is refused and changes nothing.
+
+import { checkPin, getBoard } from '../board';
+import { describeConfig, helpLines } from './describe';
+import type { Saved } from './saved';
+import { toSaved } from './saved';
+import type { Field } from './schema';
+import { DEVICE_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, fieldName, findField, propOf } from './schema';
+import type { AgentConfig, SensorKind } from './types';
+import { nameRule, validateConfig } from './validate';
+
+export interface ConfigEditor {
+  /** Error lines (joined by '\n'), or undefined when the change was made. */
+  set(key: string, value: unknown): string | undefined;
+  /** A setting back to its default, or `sensor.<name>` / `device.<name>` removed. */
+  unset(key: string): string | undefined;
+  pending(): AgentConfig;
+  /** True when the pending copy differs from the one the editor started with. */
+  dirty(): boolean;
+  describe(config: AgentConfig): string[];
+  help(): string[];
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Text typed at the console, turned into the type the setting holds. */
+function coerce(f: Field, v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  if (f.type === 'int' || f.type === 'number') {
+    const n = v.trim() === '' ? NaN : Number(v);
+    return isFinite(n) ? n : v;
+  }
+  if (f.type === 'bool') return v === 'true' ? true : v === 'false' ? false : v;
+  return v;
+}
+
+/** The first header pin a new sensor of `kind` may use that no other sensor holds. */
+function freePin(raw: Saved, kind: SensorKind, sensors: Obj[]): number | undefined {
+  const board = getBoard((raw.board as string) || 'pico-w');
+  if (!board) return undefined;
+  for (const pin of board.gpio) {
+    if (!checkPin(board, pin, kind) && !sensors.some((s) => s.pin === pin)) return pin;
+  }
+  return undefined;
+}
+
+const unknownKey = (key: string): string => key + ': unknown key (see help())';
+
+export function createConfigEditor(o: { current: AgentConfig }): ConfigEditor {
+  const started = JSON.stringify(toSaved(o.current));
+  let pending = o.current;
+
+  const apply = (change: (raw: Saved) => string | undefined): string | undefined => {
+    const raw = toSaved(pending);
+    const e = change(raw);
+    if (e) return e;
+    const r = validateConfig(raw);
+    if (!r.ok) return r.errors.join('\n');
+    pending = r.config;
+    return undefined;
+  };
+
+  /** One set or unset: a top-level setting, a whole sensor/device entry, or one of its fields. */
+  const edit = (key: string, value: unknown, removing: boolean): string | undefined =>
+    apply((raw) => {
+      const parts = key.split('.');
+      const what = parts[0] as string;
+      if (what !== 'sensor' && what !== 'device') {
+        const f = SCALAR_FIELDS.filter((x) => x.key === key)[0];
+        if (!f) return unknownKey(key);
+        const sec = parts.length > 1 ? ((raw[what] = raw[what] || {}) as Obj) : raw;
+        if (removing) delete sec[fieldName(f)];
+        else sec[fieldName(f)] = coerce(f, value);
+        return undefined;
+      }
+      const name = parts[1] as string;
+      const at = what + '.' + name;
+      if (parts.length < 2 || parts.length > 3) return unknownKey(key);
+      const rule = nameRule(what, name);
+      if (rule) return at + ': ' + rule;
+      const fields = what === 'sensor' ? SENSOR_FIELDS : DEVICE_FIELDS;
+      const list = (raw[what + 's'] = raw[what + 's'] || []) as Obj[];
+      const i = list.map((e) => e.name).indexOf(name);
+      const entry = list[i];
+      const f = parts.length === 3 ? findField(fields, parts[2] as string) : undefined;
+      if (parts.length === 3 && !f) return unknownKey(key);
+
+      if (removing) {
+        if (!entry) return at + ': no such ' + what;
+        if (f) {
+          if (fieldName(f) === 'kind') return key + ': every sensor has a kind; unset ' + at + ' to remove it';
+          delete entry[propOf(f)];
+          return undefined;
+        }
+        const users = ((raw.devices || []) as Obj[]).filter((d) => (d.sensors as string[]).indexOf(name) >= 0);
+        if (users.length > 0) {
+          const by = users.map((d) => d.name as string).join(', ');
+          return at + ': device ' + by + ' still carries it; change device.' + ((users[0] as Obj).name as string) + '.sensors first';
+        }
+        list.splice(i, 1);
+        return undefined;
+      }
+
+      if (!f) {
+        // A whole entry at once: how a device (four required fields) is created.
+        if (!isObj(value)) {
+          return at + ': give all fields at once, e.g. ' + (what === 'sensor' ? "{kind: 'analog', pin: 26}" : "{id: 1, pin: 1234, format: 'Value', sensors: 'temp'}");
+        }
+        const fresh: Obj = { name };
+        for (const k in value) {
+          const g = findField(fields, k);
+          if (!g) return at + '.' + k + ': unknown field';
+          fresh[propOf(g)] = coerce(g, value[k]);
+        }
+        if (entry) list[i] = fresh;
+        else list.push(fresh);
+        return undefined;
+      }
+      const v = coerce(f, value);
+      const isKind = what === 'sensor' && fieldName(f) === 'kind';
+      if (!entry && !isKind) {
+        return at + ': no such ' + what + '; create it with ' + (what === 'sensor' ? 'set(' + "'" + at + ".kind', ...)" : 'set(' + "'" + at + "', {id, pin, format, sensors})");
+      }
+      const target = entry || { name };
+      if (!entry) list.push(target);
+      target[propOf(f)] = v;
+      if (isKind) {
+        // The internal sensor has one pin; any other kind gets the first free usable pin until set.
+        if (v === 'temperature') delete target.pin;
+        else if (target.pin === undefined && typeof v === 'string') target.pin = freePin(raw, v as SensorKind, list);
+      }
+      return undefined;
+    });
+
+  return {
+    set: (key, value) => edit(key, value, false),
+    unset: (key) => edit(key, undefined, true),
+    pending: () => pending,
+    dirty: () => JSON.stringify(toSaved(pending)) !== started,
+    describe: describeConfig,
+    help: helpLines,
+  };
+}

@@ -1,0 +1,125 @@
+// The configuration on flash. Writes go to '<path>.tmp' and are renamed over
+// the file (atomic on LittleFS), so a power cut leaves the old or the new
+// file, never half of one. A missing or broken file never stops the boot:
+// the agent starts on defaults with the console, and the errors say why.
+
+import type { FileStore, KvStore, Log } from '../ports/ports';
+import { toSaved } from './saved';
+import type { AgentConfig } from './types';
+import { defaultConfig, validateConfig } from './validate';
+
+export interface LoadedConfig {
+  config: AgentConfig;
+  source: 'file' | 'defaults';
+  errors: string[];
+}
+
+export interface ConfigStore {
+  load(): LoadedConfig;
+  /** An error line on I/O failure, else undefined. */
+  save(config: AgentConfig): string | undefined;
+  /** Writes only when different from the stored copy, to spare flash. */
+  saveLastKnownGood(config: AgentConfig): string | undefined;
+  loadLastKnownGood(): AgentConfig | undefined;
+}
+
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+export function createConfigStore(o: { files: FileStore; kv: KvStore; log?: Log; path?: string }): ConfigStore {
+  const path = o.path || 'config.json';
+  const lkgPath = path.replace(/\.json$/, '') + '.lkg.json';
+  const { files } = o;
+
+  const text = (c: AgentConfig): string => JSON.stringify(toSaved(c), null, 2) + '\n';
+
+  /** The file's JSON, undefined when missing, or a one-line reason. */
+  const readJson = (p: string): { raw: unknown } | { error: string } | undefined => {
+    try {
+      const bytes = files.read(p);
+      if (bytes === undefined) return undefined;
+      return { raw: JSON.parse(new TextDecoder().decode(bytes)) as unknown };
+    } catch (e) {
+      return { error: p + ': unreadable or not JSON (' + message(e) + ')' };
+    }
+  };
+
+  const writeAtomic = (p: string, s: string): string | undefined => {
+    const tmp = p + '.tmp';
+    try {
+      files.write(tmp, new TextEncoder().encode(s));
+      files.rename(tmp, p);
+      return undefined;
+    } catch (e) {
+      try {
+        files.remove(tmp);
+      } catch {
+        // The next save overwrites the leftover anyway.
+      }
+      return p + ': not saved (' + message(e) + ')';
+    }
+  };
+
+  // Kaluma's storage reads are unsafe for the C heap; called once per load, and a throw means "not set".
+  const kvGet = (key: string): string => {
+    try {
+      return o.kv.get(key) || '';
+    } catch {
+      return '';
+    }
+  };
+
+  /** Wi-Fi settings people already keep in Kaluma's storage, used when the config has none. */
+  const withStorageWifi = (c: AgentConfig, errors: string[]): AgentConfig => {
+    if (c.wifi.ssid !== '' && c.wifi.password !== '') return c;
+    const kvSsid = kvGet('WIFI_SSID');
+    const ssid = c.wifi.ssid || kvSsid;
+    // An empty password is an open network, unless storage holds one for this very network.
+    const password = c.wifi.password || (ssid !== '' && ssid === kvSsid ? kvGet('WIFI_PASSWORD') : '');
+    if (ssid === c.wifi.ssid && password === c.wifi.password) return c;
+    const raw = toSaved(c);
+    raw.wifi = { ssid, password };
+    const r = validateConfig(raw);
+    if (r.ok) return r.config;
+    for (const e of r.errors) errors.push(e + ' (from storage WIFI_SSID/WIFI_PASSWORD)');
+    return c;
+  };
+
+  return {
+    load() {
+      const errors: string[] = [];
+      let config: AgentConfig | undefined;
+      const got = readJson(path);
+      if (got && 'error' in got) errors.push(got.error);
+      if (got && 'raw' in got) {
+        const r = validateConfig(got.raw);
+        if (r.ok) config = r.config;
+        else for (const e of r.errors) errors.push(e);
+      }
+      const source = config ? 'file' : 'defaults';
+      config = withStorageWifi(config || defaultConfig(), errors);
+      if (o.log) {
+        if (got && source === 'defaults') o.log.error('config: ' + path + ' is invalid; running on defaults until fixed');
+        for (const e of errors) o.log.error('config: ' + e);
+      }
+      return { config, source, errors };
+    },
+    save: (c) => writeAtomic(path, text(c)),
+    saveLastKnownGood(c) {
+      const s = text(c);
+      let stored: string | undefined;
+      try {
+        const bytes = files.read(lkgPath);
+        stored = bytes && new TextDecoder().decode(bytes);
+      } catch {
+        stored = undefined;
+      }
+      return s === stored ? undefined : writeAtomic(lkgPath, s);
+    },
+    loadLastKnownGood() {
+      const got = readJson(lkgPath);
+      if (!got || 'error' in got) return undefined;
+      const r = validateConfig(got.raw);
+      return r.ok ? r.config : undefined;
+    },
+  };
+}
