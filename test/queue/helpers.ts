@@ -144,8 +144,11 @@ export function outboxCoreSuite(label: string, storage: () => () => FileStore): 
     it('drops exactly the oldest records when full and keeps the count across reboots', () => {
       const f = frameBytes(flat(1));
       const opts = { maxBytes: 10 * f, segmentBytes: 3 * f };
-      const ob = open(boot(), opts);
+      const files = boot();
+      const ob = open(files, opts);
       const pushed = range(1, 25).map(() => pushNext(ob, flat));
+      // Three records per segment: segments wholly dropped are gone at once.
+      expect(segments(files)).toEqual(['seg-00000006', 'seg-00000007', 'seg-00000008', 'seg-00000009']);
       // Same-sized records make the bound exact.
       expect(new Set(pushed.map(frameBytes))).toEqual(new Set([f]));
       expect(ob.peek(30)).toEqual(pushed.slice(15));
