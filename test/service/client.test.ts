@@ -388,3 +388,28 @@ describe('inputs refused before any I/O', () => {
     expect(seen).toEqual([]);
   });
 });
+
+describe('secrets in messages', () => {
+  it.each([
+    [200, 'Invalid '],
+    [200, '{"error":"'],
+    [401, 'Denied '],
+    [500, 'Crash '],
+  ])('never shows the password when a %i reply echoes the path', async (status, prefix) => {
+    reply = (q, res) => {
+      res.writeHead(status);
+      res.end(prefix + q.url + ' ' + decodeURIComponent(q.url) + (prefix.charAt(0) === '{' ? '"}' : ''));
+    };
+    const r = await client().generateApiKey('me@example.test', PASSWORD);
+    expect(r.kind).not.toBe('ok');
+    expect(r.kind !== 'ok' && r.reason).toContain(maskSecret(PASSWORD));
+    expectNoSecrets(r);
+  });
+
+  it('never shows a generated key that the reply quotes twice', async () => {
+    reply = text(200, '{"APIKey":"SECRETKEY0123456789","message":"your key is SECRETKEY0123456789"}');
+    const r = await client().generateApiKey('me@example.test', PASSWORD);
+    expect(r.kind === 'ok' && r.value.apiKey).toBe('SECRETKEY0123456789');
+    expect(r.kind === 'ok' && r.note).toBe('HTTP 200 OK, json 76 bytes (fields: APIKey, message), key in APIKey');
+  });
+});
