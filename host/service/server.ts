@@ -299,7 +299,7 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
         checkFormat(dev, op);
         let text: string;
         try {
-          text = utf8.decode(body as Buffer);
+          text = utf8.decode(body);
         } catch {
           throw new HttpError(400, 'body is not valid UTF-8');
         }

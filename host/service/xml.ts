@@ -12,10 +12,45 @@ export type XmlCheck = { ok: true } | { ok: false; error: string; offset: number
 /** Receives text and attribute values in document order (entities decoded). */
 export type XmlVisitor = (kind: 'text' | 'attr', name: string, value: string) => void;
 
-const NAME_START = /[A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
-const NAME_CHAR = /[-.0-9\u00B7\u0300-\u036F\u203F-\u2040A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]/;
-// Characters XML 1.0 forbids anywhere (lone surrogates included).
-const ILLEGAL_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// Name characters of XML 1.0 (fifth edition), as code point ranges.
+const NAME_START_RANGES: [number, number][] = [
+  [0x3a, 0x3a], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a], [0xc0, 0xd6], [0xd8, 0xf6], [0xf8, 0x2ff],
+  [0x370, 0x37d], [0x37f, 0x1fff], [0x200c, 0x200d], [0x2070, 0x218f], [0x2c00, 0x2fef],
+  [0x3001, 0xd7ff], [0xf900, 0xfdcf], [0xfdf0, 0xfffd], [0x10000, 0xeffff],
+];
+const NAME_EXTRA_RANGES: [number, number][] = [
+  [0x2d, 0x2e], [0x30, 0x39], [0xb7, 0xb7], [0x300, 0x36f], [0x203f, 0x2040],
+];
+
+function inRanges(cp: number, ranges: [number, number][]): boolean {
+  for (const [lo, hi] of ranges) if (cp >= lo && cp <= hi) return true;
+  return false;
+}
+
+function isNameStart(cp: number): boolean {
+  return inRanges(cp, NAME_START_RANGES);
+}
+
+function isNameChar(cp: number): boolean {
+  return inRanges(cp, NAME_START_RANGES) || inRanges(cp, NAME_EXTRA_RANGES);
+}
+
+/** Index of the first character XML 1.0 forbids (lone surrogates included), or -1. */
+function illegalCharAt(s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = s.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++;
+        continue;
+      }
+      return i;
+    }
+    if ((c < 0x20 && c !== 0x9 && c !== 0xa && c !== 0xd) || (c >= 0xdc00 && c <= 0xdfff) || c === 0xfffe || c === 0xffff) return i;
+  }
+  return -1;
+}
 const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 class XmlError extends Error {
@@ -55,10 +90,14 @@ class Scanner {
 
   name(): string {
     const start = this.pos;
-    const first = this.s[this.pos];
-    if (first === undefined || !NAME_START.test(first)) this.fail('expected a name');
-    this.pos++;
-    while (this.pos < this.s.length && NAME_CHAR.test(this.s[this.pos] as string)) this.pos++;
+    const first = this.s.codePointAt(this.pos);
+    if (first === undefined || !isNameStart(first)) this.fail('expected a name');
+    this.pos += first > 0xffff ? 2 : 1;
+    for (;;) {
+      const cp = this.s.codePointAt(this.pos);
+      if (cp === undefined || !isNameChar(cp)) break;
+      this.pos += cp > 0xffff ? 2 : 1;
+    }
     return this.s.slice(start, this.pos);
   }
 
@@ -223,8 +262,8 @@ class Scanner {
   }
 
   document(): void {
-    const bad = ILLEGAL_CHAR.exec(this.s);
-    if (bad) this.fail('illegal character', bad.index);
+    const bad = illegalCharAt(this.s);
+    if (bad >= 0) this.fail('illegal character', bad);
     this.xmlDecl();
     this.misc();
     if (this.startsWith('<!DOCTYPE')) this.fail('DOCTYPE is not accepted');

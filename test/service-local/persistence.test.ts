@@ -68,7 +68,9 @@ describe('journal persistence', () => {
     await svc.close();
 
     // every line is whole JSON again
-    for (const line of fs.readFileSync(file, 'utf8').trimEnd().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+    for (const line of fs.readFileSync(file, 'utf8').trimEnd().split('\n')) expect(() => {
+      JSON.parse(line);
+    }).not.toThrow();
     svc = await h.start({ dataDir: dir });
     expect((await call(svc.port, 'GET', `/api/showdevicevalue/${v.key}/${v.id}/${v.pin}`)).body).toBe('11');
   });

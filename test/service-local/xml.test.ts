@@ -17,6 +17,8 @@ describe('checkXml', () => {
     '<é attr="é">ü</é>',
     '<a b = "1"\n c="2" />',
     '<a>x > y</a>',
+    '<a\u{10000}b/>',
+    '<a>\u{1F600}</a>',
   ])('accepts %j', (doc) => {
     expect(checkXml(doc)).toEqual({ ok: true });
   });
@@ -48,6 +50,9 @@ describe('checkXml', () => {
     ['<a/><?xml version="1.0"?>', 'XML declaration not at the start'],
     ['<?xml version="2"?><a/>', 'malformed XML declaration'],
     ['<a>\u0001</a>', 'illegal character'],
+    ['<a>\uD800</a>', 'illegal character'],
+    ['<a>\uDC00x</a>', 'illegal character'],
+    ['<a>\uFFFE</a>', 'illegal character'],
     ['<1a/>', 'expected a name'],
     ['<a', 'unterminated start tag <a>'],
     ['<a></a', 'malformed end tag </a'],
