@@ -227,7 +227,12 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
   function recordWrite(dev: Device, content: string): void {
     const at = store.write(dev, content);
     const ev: WriteEvent = { deviceId: dev.id, deviceName: dev.name, format: dev.format, content, at };
-    events.emit('write', ev);
+    try {
+      events.emit('write', ev);
+    } catch (err) {
+      // A listener's failure must not turn a durable write into an error answer.
+      log(`write listener failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   async function api(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {

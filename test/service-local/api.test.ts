@@ -134,6 +134,14 @@ describe('value devices', () => {
     expect(seen[0]).toMatchObject({ deviceId: d.id, deviceName: 'probe', format: 'Value', content: '3.25' });
     expect(Number.isNaN(Date.parse(seen[0]?.at ?? ''))).toBe(false);
   });
+  it('still answers 200 when a write listener throws', async () => {
+    const d = await provision(svc.port, 'Value');
+    svc.events.on('write', () => {
+      throw new Error('listener bug');
+    });
+    expect((await call(svc.port, 'GET', `/api/updatedevicevalue/${d.key}/${d.id}/${d.pin}/6`)).status).toBe(200);
+    expect((await call(svc.port, 'GET', `/api/showdevicevalue/${d.key}/${d.id}/${d.pin}`)).body).toBe('6');
+  });
 });
 
 describe('JSON devices', () => {
