@@ -93,7 +93,7 @@ export const SCHEMA: readonly Field[] = [
     def: 1800000,
     help: 'Revert a changed config that delivers nothing (0 off)',
   },
-  { key: 'agent.heapFloorBytes', type: 'int', min: 4096, max: 131072, def: 16384, help: 'No request starts below this much free heap' },
+  { key: 'agent.heapFloorBytes', type: 'int', min: 4096, max: 131072, zeroOff: true, def: 16384, help: 'No request starts below this free heap (0 off)' },
   { key: 'agent.safeModeBoots', type: 'int', min: 2, max: 50, def: 5, help: 'Rapid reboots in a row before safe mode' },
   { key: 'agent.radioOffBetweenUploads', type: 'bool', def: false, help: 'Power the radio down between uploads' },
 
