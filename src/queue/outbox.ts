@@ -67,6 +67,10 @@ interface Cursor {
   w?: string;
 }
 
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
@@ -82,8 +86,8 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
   const curPath = o.dir + '/cursor';
   const tmpPath = curPath + '.tmp';
   const name = (id: number): string => o.dir + '/seg-' + String(id).padStart(8, '0');
-  const say = (m: string): void => {
-    if (o.log) o.log.error('outbox: ' + m);
+  const say = (m: string, e?: unknown): void => {
+    if (o.log) o.log.error('outbox: ' + m + (e === undefined ? '' : ': ' + message(e)));
   };
 
   let c: Cursor = { s: 0, o: 0, n: 1, d: 0, r: 0 };
@@ -100,7 +104,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       try {
         files.remove(name(dead[0]!));
       } catch (e) {
-        say('remove: ' + e);
+        say('remove', e);
         return;
       }
       dead.shift();
@@ -115,7 +119,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       files.write(tmpPath, enc.encode(JSON.stringify(c)));
       files.rename(tmpPath, curPath);
     } catch (e) {
-      say('cursor: ' + e);
+      say('cursor', e);
       return;
     }
     clean();
@@ -164,11 +168,14 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
     const b = files.read(curPath);
     if (b) {
       try {
-        const v = JSON.parse(dec.decode(b));
-        if (['s', 'o', 'n', 'd', 'r'].every((k) => typeof v[k] === 'number')) c = v;
+        const v = JSON.parse(dec.decode(b)) as Record<string, unknown>;
+        const w = typeof v.w;
+        if (['s', 'o', 'n', 'd', 'r'].every((k) => typeof v[k] === 'number') && (w === 'string' || w === 'undefined')) {
+          c = v as unknown as Cursor;
+        }
         else say('cursor ignored');
       } catch (e) {
-        say('cursor ignored: ' + e);
+        say('cursor ignored', e);
       }
     }
     const ids = files
@@ -208,7 +215,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
     clean();
     if (live > maxBytes) drop(live - maxBytes);
   } catch (e) {
-    say('unusable: ' + e);
+    say('unusable', e);
     return undefined;
   }
 
@@ -231,7 +238,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
         }
         files.append(name(t.id), f);
       } catch (e) {
-        say('push ' + r.seq + ': ' + e);
+        say('push ' + r.seq, e);
         if (t && fresh) {
           try {
             files.remove(name(t.id));
@@ -263,7 +270,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
           }
         }
       } catch (e) {
-        say('peek: ' + e);
+        say('peek', e);
       }
       return out;
     },
@@ -273,7 +280,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       try {
         take(k, Infinity);
       } catch (e) {
-        say('ack: ' + e);
+        say('ack', e);
       }
       save();
     },
@@ -282,7 +289,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       try {
         if (!take(1, Infinity)) return;
       } catch (e) {
-        say('reject: ' + e);
+        say('reject', e);
         return;
       }
       c.r++;

@@ -31,7 +31,7 @@ describe('outbox over the memory file store', () => {
     const r1 = pushNext(ob);
     files.tearNext(5);
     expect(ob.push(rec(ob.nextSeq()))).toBe(false);
-    expect(lines).toEqual(['outbox: push 2: Error: torn write']);
+    expect(lines).toEqual(['outbox: push 2: torn write']);
     const r3 = pushNext(ob);
     expect(segments(files)).toEqual(['seg-00000001', 'seg-00000002']);
     expect(ob.peek(5)).toEqual([r1, r3]);
