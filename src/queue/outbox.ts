@@ -21,13 +21,20 @@
 // after a cut those records come back and the boot bound check drops them again,
 // so the drop count stays exact without a flash write per drop.
 //
-// Cost. A typical reading takes about 30 bytes (frame.ts). Flash written per
-// reading: its frame appended (on LittleFS that rewrites the file's partly
-// filled last block, or only metadata while a segment is under 256 bytes),
-// plus one cursor replace (~50 bytes + rename) per acknowledged batch. RAM: a
-// few numbers per segment; peek, ack and the boot scan read one segment at a
-// time (at most segmentBytes plus one record). The footprint on flash stays
-// under about maxBytes + segmentBytes (acknowledged head of the oldest segment).
+// Sequence numbers: the cursor keeps the next one and the boot scan raises it
+// past every stored record, so a seq that reached flash is never handed out
+// again; one taken by nextSeq() whose push never completed may be.
+//
+// Cost. A typical reading takes about 30 bytes (frame.ts). Bytes written per
+// reading: its frame, plus one cursor replace (~35 bytes and a rename) per
+// acknowledged batch: about 65 bytes sending one by one, 33 in batches of 10.
+// On LittleFS an append rewrites the file's partly filled last block (only
+// metadata while a segment is under 256 bytes). While the link is down and the
+// outbox is full, a push costs its append alone and, once per segment, a cursor
+// replace and a delete. RAM: a few numbers per segment; peek, ack and the boot
+// scan read one segment at a time (at most segmentBytes plus one record). The
+// footprint on flash stays under about maxBytes + segmentBytes (the already
+// acknowledged head of the oldest segment).
 
 import type { FileStore, Log } from '../ports/ports';
 import { checkFrame, decodeFrame, encodeFrame, frameSeq, frameSize } from './frame';
