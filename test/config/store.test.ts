@@ -1,0 +1,247 @@
+import { describe, expect, it } from 'vitest';
+import { createConfigStore } from '../../src/config/store';
+import type { AgentConfig } from '../../src/config/types';
+import { defaultConfig, validateConfig } from '../../src/config/validate';
+import type { KvStore, Log } from '../../src/ports/ports';
+import { createMemoryFileStore } from '../fakes/files';
+
+function fakeKv(items: Record<string, string> = {}): KvStore & { gets: string[] } {
+  return {
+    gets: [],
+    get(key) {
+      this.gets.push(key);
+      return items[key];
+    },
+    set(key, value) {
+      items[key] = value;
+    },
+    remove(key) {
+      delete items[key];
+    },
+  };
+}
+
+function fakeLog(): Log & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, info: (l) => void lines.push('info ' + l), error: (l) => void lines.push('error ' + l) };
+}
+
+function sample(over: Record<string, unknown> = {}): AgentConfig {
+  const r = validateConfig({
+    wifi: { ssid: 'home', password: 'wifi-secret-pass' },
+    service: { url: 'http://192.168.1.10:8080', apiKey: 'APIKEY0123456789' },
+    agent: { requestTimeoutMs: 20000 },
+    sensors: [
+      { name: 'temp', kind: 'temperature', filters: 'median:5,ewma:0.5' },
+      { name: 'light', kind: 'analog', pin: 26, points: [[0, 0], [3.3, 100]] },
+    ],
+    devices: [{ name: 'd1', deviceId: 1, devicePin: 1234, format: 'JSON', sensors: ['temp', 'light'], batch: 4 }],
+    ...over,
+  });
+  if (!r.ok) throw new Error(r.errors.join('\n'));
+  return r.config;
+}
+
+const text = (b: Uint8Array | undefined): string | undefined => b && new TextDecoder().decode(b);
+const put = (files: ReturnType<typeof createMemoryFileStore>, path: string, s: string) => files.write(path, new TextEncoder().encode(s));
+
+describe('load and save', () => {
+  it('boots on defaults when there is no file', () => {
+    const store = createConfigStore({ files: createMemoryFileStore(), kv: fakeKv() });
+    expect(store.load()).toEqual({ config: defaultConfig(), source: 'defaults', errors: [] });
+  });
+
+  it('reloads exactly what was saved', () => {
+    const files = createMemoryFileStore();
+    const store = createConfigStore({ files, kv: fakeKv() });
+    expect(store.save(sample())).toBeUndefined();
+    expect(store.load()).toEqual({ config: sample(), source: 'file', errors: [] });
+    expect(files.paths()).toEqual(['config.json']);
+  });
+
+  it('keeps only non-default values, readable', () => {
+    const files = createMemoryFileStore();
+    createConfigStore({ files, kv: fakeKv() }).save(sample());
+    expect(JSON.parse(text(files.contents('config.json')) as string)).toEqual({
+      wifi: { ssid: 'home', password: 'wifi-secret-pass' },
+      service: { url: 'http://192.168.1.10:8080', apiKey: 'APIKEY0123456789' },
+      agent: { requestTimeoutMs: 20000 },
+      sensors: [
+        { name: 'temp', kind: 'temperature', filters: 'median:5,ewma:0.5' },
+        { name: 'light', kind: 'analog', pin: 26, points: [[0, 0], [3.3, 100]] },
+      ],
+      devices: [{ name: 'd1', deviceId: 1, devicePin: 1234, format: 'JSON', sensors: ['temp', 'light'], batch: 4 }],
+    });
+    expect(text(files.contents('config.json'))).toContain('\n  "wifi": {\n    "ssid": "home",');
+  });
+
+  it('saves the defaults as an empty object', () => {
+    const files = createMemoryFileStore();
+    createConfigStore({ files, kv: fakeKv() }).save(defaultConfig());
+    expect(text(files.contents('config.json'))).toBe('{}\n');
+  });
+
+  it('writes a temporary file and renames it over the config', () => {
+    const files = createMemoryFileStore();
+    const store = createConfigStore({ files, kv: fakeKv() });
+    store.save(sample());
+    expect(files.counts.writes).toBe(1);
+    expect(files.counts.renames).toBe(1);
+  });
+
+  it('a failed write of the temporary file leaves the old config intact', () => {
+    const files = createMemoryFileStore();
+    const store = createConfigStore({ files, kv: fakeKv() });
+    store.save(sample());
+    const before = text(files.contents('config.json'));
+    files.tearNext(10);
+    expect(store.save(sample({ board: 'pico2-w' }))).toBe('config.json: not saved (torn write)');
+    expect(text(files.contents('config.json'))).toBe(before);
+    expect(files.paths()).toEqual(['config.json']);
+    expect(store.load().config).toEqual(sample());
+  });
+
+  it('a power cut during the save leaves the old config readable', () => {
+    const files = createMemoryFileStore();
+    const store = createConfigStore({ files, kv: fakeKv() });
+    store.save(sample());
+    files.powerCutAfter(50);
+    expect(store.save(sample({ board: 'pico2-w' }))).toBe('config.json: not saved (power cut)');
+    files.powerOn();
+    expect(store.load()).toEqual({ config: sample(), source: 'file', errors: [] });
+  });
+
+  it('uses the given path', () => {
+    const files = createMemoryFileStore();
+    files.mkdir('etc');
+    const store = createConfigStore({ files, kv: fakeKv(), path: 'etc/agent.json' });
+    store.save(sample());
+    store.saveLastKnownGood(sample());
+    expect(files.paths()).toEqual(['etc/agent.json', 'etc/agent.lkg.json']);
+  });
+
+  it('boots on defaults with every error when the saved file is invalid', () => {
+    const files = createMemoryFileStore();
+    put(files, 'config.json', JSON.stringify({ wifi: { password: 'short' }, agent: { watchdog: 'no' }, extra: 1 }));
+    const log = fakeLog();
+    const got = createConfigStore({ files, kv: fakeKv(), log }).load();
+    expect(got.config).toEqual(defaultConfig());
+    expect(got.source).toBe('defaults');
+    expect(got.errors).toEqual([
+      'extra: unknown key',
+      'wifi.password: 8-63 characters, or empty for an open network',
+      'agent.watchdog: must be true or false',
+    ]);
+    expect(log.lines).toEqual([
+      'error config: config.json is invalid; running on defaults until fixed',
+      'error config: extra: unknown key',
+      'error config: wifi.password: 8-63 characters, or empty for an open network',
+      'error config: agent.watchdog: must be true or false',
+    ]);
+  });
+
+  it('boots on defaults when the file is not JSON', () => {
+    const files = createMemoryFileStore();
+    put(files, 'config.json', '{"wifi": ');
+    const got = createConfigStore({ files, kv: fakeKv() }).load();
+    expect(got.config).toEqual(defaultConfig());
+    expect(got.source).toBe('defaults');
+    expect(got.errors).toHaveLength(1);
+    expect(got.errors[0]).toMatch(/^config\.json: unreadable or not JSON \(.+\)$/);
+  });
+
+  it('boots on defaults when the file cannot be read', () => {
+    const files = createMemoryFileStore();
+    files.read = () => {
+      throw new Error('EIO');
+    };
+    const got = createConfigStore({ files, kv: fakeKv() }).load();
+    expect(got).toEqual({ config: defaultConfig(), source: 'defaults', errors: ['config.json: unreadable or not JSON (EIO)'] });
+  });
+});
+
+describe('Wi-Fi from Kaluma storage', () => {
+  it('fills an empty SSID and password from WIFI_SSID / WIFI_PASSWORD', () => {
+    const kv = fakeKv({ WIFI_SSID: 'kv-net', WIFI_PASSWORD: 'kv-password' });
+    const got = createConfigStore({ files: createMemoryFileStore(), kv }).load();
+    expect(got.config.wifi).toEqual({ ssid: 'kv-net', password: 'kv-password' });
+    expect(got.source).toBe('defaults');
+  });
+
+  it('takes only the password when the config names the same network', () => {
+    const files = createMemoryFileStore();
+    put(files, 'config.json', JSON.stringify({ wifi: { ssid: 'kv-net' } }));
+    const kv = fakeKv({ WIFI_SSID: 'kv-net', WIFI_PASSWORD: 'kv-password' });
+    expect(createConfigStore({ files, kv }).load().config.wifi).toEqual({ ssid: 'kv-net', password: 'kv-password' });
+  });
+
+  it('keeps an open network of another name open', () => {
+    const files = createMemoryFileStore();
+    put(files, 'config.json', JSON.stringify({ wifi: { ssid: 'cafe' } }));
+    const kv = fakeKv({ WIFI_SSID: 'kv-net', WIFI_PASSWORD: 'kv-password' });
+    expect(createConfigStore({ files, kv }).load().config.wifi).toEqual({ ssid: 'cafe', password: '' });
+  });
+
+  it('does not read storage when the config has both', () => {
+    const files = createMemoryFileStore();
+    createConfigStore({ files, kv: fakeKv() }).save(sample());
+    const kv = fakeKv({ WIFI_SSID: 'kv-net', WIFI_PASSWORD: 'kv-password' });
+    expect(createConfigStore({ files, kv }).load().config.wifi).toEqual({ ssid: 'home', password: 'wifi-secret-pass' });
+    expect(kv.gets).toEqual([]);
+  });
+
+  it('refuses invalid storage values, saying where they came from', () => {
+    const kv = fakeKv({ WIFI_SSID: 'kv-net', WIFI_PASSWORD: 'short' });
+    const got = createConfigStore({ files: createMemoryFileStore(), kv }).load();
+    expect(got.config.wifi).toEqual({ ssid: '', password: '' });
+    expect(got.errors).toEqual(['wifi.password: 8-63 characters, or empty for an open network (from storage WIFI_SSID/WIFI_PASSWORD)']);
+  });
+
+  it('treats a storage read that throws as unset', () => {
+    const kv: KvStore = {
+      get: () => {
+        throw new Error('storage');
+      },
+      set: () => undefined,
+      remove: () => undefined,
+    };
+    expect(createConfigStore({ files: createMemoryFileStore(), kv }).load()).toEqual({ config: defaultConfig(), source: 'defaults', errors: [] });
+  });
+});
+
+describe('last known good', () => {
+  it('is undefined until saved, then reloads what was saved', () => {
+    const store = createConfigStore({ files: createMemoryFileStore(), kv: fakeKv() });
+    expect(store.loadLastKnownGood()).toBeUndefined();
+    expect(store.saveLastKnownGood(sample())).toBeUndefined();
+    expect(store.loadLastKnownGood()).toEqual(sample());
+  });
+
+  it('writes only when it differs from the stored copy', () => {
+    const files = createMemoryFileStore();
+    const store = createConfigStore({ files, kv: fakeKv() });
+    store.saveLastKnownGood(sample());
+    store.saveLastKnownGood(sample());
+    expect(files.counts.writes).toBe(1);
+    store.saveLastKnownGood(sample({ board: 'pico2-w' }));
+    expect(files.counts.writes).toBe(2);
+    expect(files.paths()).toEqual(['config.lkg.json']);
+  });
+
+  it('is undefined when the stored copy is invalid', () => {
+    const files = createMemoryFileStore();
+    put(files, 'config.lkg.json', JSON.stringify({ board: 'uno' }));
+    expect(createConfigStore({ files, kv: fakeKv() }).loadLastKnownGood()).toBeUndefined();
+    put(files, 'config.lkg.json', 'not json');
+    expect(createConfigStore({ files, kv: fakeKv() }).loadLastKnownGood()).toBeUndefined();
+  });
+
+  it('a failed write keeps the previous copy', () => {
+    const files = createMemoryFileStore();
+    const store = createConfigStore({ files, kv: fakeKv() });
+    store.saveLastKnownGood(sample());
+    files.tearNext(3);
+    expect(store.saveLastKnownGood(sample({ board: 'pico2-w' }))).toBe('config.lkg.json: not saved (torn write)');
+    expect(store.loadLastKnownGood()).toEqual(sample());
+  });
+});
