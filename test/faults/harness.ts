@@ -1,0 +1,192 @@
+// Shared pieces of the fault-injection suite: a seeded PRNG, an outbox tap
+// that records what the agent produced, a device "rig" that can reboot and
+// lose power, and helpers to compare what a server received with what the
+// agent produced.
+import { createAgent } from '../../src/agent/agent';
+import type { Agent } from '../../src/agent/agent';
+import type { Writer } from '../../src/agent/uplink';
+import type { AgentConfig } from '../../src/config/types';
+import type { FileStore, SocketFactory } from '../../src/ports/ports';
+import { createOutbox } from '../../src/queue/outbox';
+import type { Outbox, OutboxRecord } from '../../src/queue/types';
+import type { SimWifi } from '../../host/ports/wifi';
+import { createTestPlatform } from '../fakes/platform';
+import type { TestPlatform } from '../fakes/platform';
+import { createFakeTime, flushPromises } from '../fakes/time';
+import type { FakeTime } from '../fakes/time';
+
+/** Seeded PRNG (mulberry32): floats in [0, 1). */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Integer in [lo, hi]. */
+export const between = (r: () => number, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
+
+/** Removes the send-time stamp, so a received body compares with the queued payload. */
+export function unstamp(body: string): string {
+  return body.replace(/,"ts":"[^"]*"\}$/, '}').replace(/^(<[^>]*?) ts="[^"]*"/, '$1');
+}
+
+/** seq carried by a JSON or XML body; undefined for a Value body. */
+export function seqIn(body: string): number | undefined {
+  const m = /"seq":(\d+)|seq="(\d+)"/.exec(body);
+  return m ? Number(m[1] ?? m[2]) : undefined;
+}
+
+/**
+ * Wraps an outbox: every push that returned true is recorded in `produced`.
+ * While `dead()` (the board lost power or is rebooting) the wrapper is the
+ * board that no longer runs: nothing is pushed, peeked or acknowledged.
+ */
+export function tapOutbox(inner: Outbox, produced: OutboxRecord[], dead: () => boolean = () => false): Outbox {
+  return {
+    push(r) {
+      if (dead()) return false;
+      const ok = inner.push(r);
+      if (ok) produced.push({ ...r });
+      return ok;
+    },
+    peek: (n) => (dead() ? [] : inner.peek(n)),
+    ack(k) {
+      if (!dead()) inner.ack(k);
+    },
+    reject(reason) {
+      if (!dead()) inner.reject(reason);
+    },
+    stats: () => inner.stats(),
+    nextSeq: () => inner.nextSeq(),
+  };
+}
+
+/** Records grouped by device, in order. */
+export function byDevice(recs: { device: string; payload: string }[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const r of recs) (out[r.device] ??= []).push(r.payload);
+  return out;
+}
+
+export const seqs = (recs: OutboxRecord[]): number[] => recs.map((r) => r.seq);
+
+export interface RigOptions {
+  config: AgentConfig;
+  files: FileStore;
+  wifi: SimWifi;
+  sockets?: SocketFactory;
+  writer?: Writer | ((rig: Rig) => Writer);
+  maxBytes?: number;
+  segmentBytes?: number;
+  /** Extra condition under which the board counts as dead (e.g. the store went dark). */
+  dead?: () => boolean;
+}
+
+/**
+ * One board over its whole life: the file store, the access point and the
+ * server outlive each boot; every boot gets a fresh fake clock (uptime from
+ * 0), a fresh platform and agent over the same files, and the next bootId.
+ * A reboot the agent asks for is taken at once: the old agent is simply
+ * abandoned (its timers belong to the old clock and never fire again).
+ */
+export class Rig {
+  readonly produced: OutboxRecord[] = [];
+  time!: FakeTime;
+  p!: TestPlatform;
+  agent!: Agent;
+  queue!: Outbox;
+  bootId = 0;
+  /** World time at the start of the current boot. */
+  private base = 0;
+  private rebooting = false;
+  /** Reboots the agent asked for (the link ladder's last step). */
+  reboots = 0;
+  /** Link ladder counts summed over the boots before the current one. */
+  private pastLink: Record<string, number> = {};
+
+  constructor(readonly o: RigOptions) {}
+
+  /** World time: continuous across boots. */
+  now(): number {
+    return this.base + this.time.now();
+  }
+
+  dead(): boolean {
+    return this.rebooting || (this.o.dead ? this.o.dead() : false);
+  }
+
+  /** Link ladder counts over every boot so far. */
+  linkTotals(): Record<string, number> {
+    const out = { ...this.pastLink };
+    const st = this.agent.link.stats() as unknown as Record<string, unknown>;
+    for (const [k, v] of Object.entries(st)) if (typeof v === 'number') out[k] = (out[k] ?? 0) + v;
+    return out;
+  }
+
+  boot(): Agent {
+    if (this.time) {
+      this.base += this.time.now();
+      this.pastLink = this.linkTotals();
+    }
+    this.rebooting = false;
+    this.bootId++;
+    this.time = createFakeTime();
+    const p = createTestPlatform({ time: this.time, files: this.o.files });
+    p.wifi = this.o.wifi;
+    if (this.o.sockets) p.sockets = this.o.sockets;
+    p.system.reboot = () => {
+      this.reboots++;
+      this.rebooting = true;
+    };
+    this.p = p;
+    const inner = createOutbox({ files: this.o.files, dir: 'q', maxBytes: this.o.maxBytes ?? 196608, segmentBytes: this.o.segmentBytes });
+    if (!inner) throw new Error('outbox unusable');
+    this.queue = tapOutbox(inner, this.produced, () => this.dead());
+    const w = this.o.writer;
+    const made = createAgent({
+      p, config: this.o.config, queue: this.queue, bootId: this.bootId,
+      writer: typeof w === 'function' ? w(this) : w,
+    });
+    if (!made.ok) throw new Error(made.error);
+    this.agent = made.agent;
+    this.agent.start();
+    return this.agent;
+  }
+
+  /**
+   * Runs the world for ms in steps; a reboot the agent asked for is carried
+   * out at the end of the step it happened in (the dead flag keeps the old
+   * agent from doing anything in between).
+   */
+  async run(ms: number, step = 1000, settle?: () => Promise<void>, each?: () => void): Promise<void> {
+    const end = this.now() + ms;
+    while (this.now() < end) {
+      await this.time.advance(Math.min(step, end - this.now()), settle);
+      if (each) each();
+      if (this.rebooting) this.boot();
+    }
+  }
+}
+
+/**
+ * Settle function for real sockets under the fake clock: lets the request in
+ * flight finish in real time before fake time moves on. `stuck()` says the
+ * request is deliberately never going to be answered, so fake time may move
+ * on to its deadline.
+ */
+export function realSettle(agent: () => Agent, stuck: () => boolean = () => false): () => Promise<void> {
+  return async () => {
+    await flushPromises();
+    const started = Date.now();
+    while (agent().uplink.stats().inFlightSinceMs !== undefined && !stuck()) {
+      if (Date.now() - started > 10000) throw new Error('request in flight for 10 s of real time');
+      await new Promise((r) => setImmediate(r));
+    }
+    await flushPromises();
+  };
+}

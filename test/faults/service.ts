@@ -1,0 +1,60 @@
+// The local Device Data Service on 127.0.0.1 (port 0) with the test
+// configuration's three devices provisioned on it, and a record of every
+// write it carried out, per configured device name, in arrival order.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { provisionDevice } from '../../src/agent/provision';
+import type { AgentConfig } from '../../src/config/types';
+import { createHttpClient } from '../../src/net/http';
+import { createServiceClient } from '../../src/service/client';
+import { createNodeSockets } from '../../host/ports/sockets';
+import { createNodeTime } from '../../host/ports/time';
+import { startService } from '../../host/service/server';
+import type { FaultOptions, RunningService, WriteEvent } from '../../host/service/server';
+import { testConfig } from '../fakes/config';
+import { unstamp } from './harness';
+
+export interface TestService {
+  svc: RunningService;
+  config: AgentConfig;
+  /** Bodies the service stored, ts stamp removed, per configured device name. */
+  received: Record<string, string[]>;
+  close(): Promise<void>;
+}
+
+export async function startTestService(faults?: FaultOptions, url?: (svcUrl: string) => string): Promise<TestService> {
+  const dir = mkdtempSync(join(tmpdir(), 'faults-'));
+  // Provisioning runs without faults; the service is then restarted over the
+  // same journal with them.
+  const plain = await startService({ dataDir: dir, log: () => undefined });
+  const { timers } = createNodeTime();
+  const made = createServiceClient({ http: createHttpClient({ sockets: createNodeSockets(), timers }), baseUrl: plain.url });
+  if (!made.ok) throw new Error(made.error);
+  const config = testConfig();
+  let apiKey: string | undefined;
+  for (const d of config.devices) {
+    const r = await provisionDevice({ client: made.client, email: 'faults@example.com', password: 'pw-faults-1', deviceName: d.name, format: d.format, apiKey });
+    if (!r.ok) throw new Error(r.error);
+    apiKey = r.apiKey;
+    d.deviceId = r.deviceId;
+    d.devicePin = r.devicePin;
+  }
+  config.service.apiKey = apiKey!;
+  await plain.close();
+  const svc = await startService({ dataDir: dir, log: () => undefined, faults });
+  config.service.url = url ? url(svc.url) : svc.url;
+  const nameOf = new Map(config.devices.map((d) => [d.deviceId, d.name]));
+  const received: Record<string, string[]> = {};
+  svc.events.on('write', (w: WriteEvent) => {
+    const name = nameOf.get(w.deviceId) ?? '?' + w.deviceId;
+    (received[name] ??= []).push(unstamp(w.content));
+  });
+  return {
+    svc, config, received,
+    close: async () => {
+      await svc.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
