@@ -18,6 +18,8 @@ export interface Reading {
   bootId: number;
   /** Wall-clock ms since the epoch, when known at sampling time. */
   wallMs?: number;
+  /** Overrides the device's decimals: 0 for levels and counts, which are whole numbers. */
+  decimals?: number;
 }
 
 /** A device of the Device Data Service as the agent is configured to feed it. */

@@ -86,7 +86,7 @@ export function createAgent(o: {
       sensors: used.map((cfg) => {
         const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers });
         sensors.push(sensor);
-        return { sensor, filter: createChain(cfg.filters), intervalMs: cfg.intervalMs };
+        return { sensor, filter: createChain(cfg.filters), intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' };
       }),
       timers: p.timers,
       clock: p.clock,

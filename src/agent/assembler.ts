@@ -72,7 +72,7 @@ export function createAssembler(o: {
         if (si < 0) continue;
         // wallMs stays off the reading: the stamp is added at send time.
         (latest[di] as (Reading | undefined)[])[si] = {
-          sensorId: e.sensor, value: e.value, unit: e.unit, seq: 0, uptimeMs: e.atMs, bootId: o.bootId,
+          sensorId: e.sensor, value: e.value, unit: e.unit, seq: 0, uptimeMs: e.atMs, bootId: o.bootId, decimals: e.whole ? 0 : undefined,
         };
         if (dev.format === 'Value') flush(di);
         else if (pending[di] === undefined) pending[di] = o.timers.setTimeout(() => flush(di), COALESCE_MS);

@@ -10,6 +10,8 @@ export interface SampledSensor {
   sensor: Sensor;
   filter: Filter;
   intervalMs: number;
+  /** Values are whole numbers unless a filter averages them. */
+  whole?: boolean;
 }
 
 export interface SampleEvent {
@@ -17,6 +19,8 @@ export interface SampleEvent {
   value: number;
   unit: string;
   atMs: number;
+  /** Set for sensors whose values are whole numbers (levels, counts). */
+  whole?: boolean;
 }
 
 export interface SamplerStats {
@@ -56,7 +60,7 @@ export function createSampler(o: {
       const got = s.sensor.sample();
       const value = got ? s.filter.push(got.value, started) : undefined;
       if (got && value !== undefined && isFinite(value)) {
-        o.onSample({ sensor: s.sensor.name, value, unit: got.unit, atMs: started });
+        o.onSample({ sensor: s.sensor.name, value, unit: got.unit, atMs: started, whole: s.whole && value % 1 === 0 });
       } else {
         st.dropped++;
       }

@@ -71,7 +71,7 @@ function badValue(r: Reading): Encoded {
 
 /** The Data segment of a value write, before percent-encoding. */
 export function encodeValue(reading: Reading, decimals: number): Encoded {
-  const text = formatNumber(reading.value, decimals);
+  const text = formatNumber(reading.value, reading.decimals === undefined ? decimals : reading.decimals);
   return text === undefined ? badValue(reading) : { ok: true, text };
 }
 
@@ -137,7 +137,7 @@ function groups(readings: Reading[], decimals: number, split: boolean): Group[] 
   const out: Group[] = [];
   let g: Group | undefined;
   for (const r of readings) {
-    const text = formatNumber(r.value, decimals);
+    const text = formatNumber(r.value, r.decimals === undefined ? decimals : r.decimals);
     if (text === undefined) return badValue(r);
     if (formatNumber(r.seq, 0) === undefined || formatNumber(r.uptimeMs, 0) === undefined) {
       return { ok: false, error: 'reading ' + r.seq + ' (' + r.sensorId + '): seq and uptimeMs must be finite' };

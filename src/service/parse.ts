@@ -46,6 +46,8 @@ export function describeBody(body: string, shown?: string | false): string {
     const o = s.json;
     if (o && typeof o === 'object' && !Array.isArray(o)) d += ' (fields: ' + Object.keys(o).slice(0, 8).join(', ') + ')';
   } else if (s.kind !== 'empty') {
+    // Control characters would garble the console line the note ends up on.
+    // eslint-disable-next-line no-control-regex
     const t = (shown === undefined ? body : shown).trim().replace(/[\u0000-\u001f\u007f]/g, '?');
     d += ': ' + (t.length > 60 ? t.slice(0, 60) + '…' : t);
   }
@@ -63,7 +65,7 @@ function jsonPairs(v: unknown, out: Pair[], depth: number): void {
   } else if (isPlain(v)) {
     for (const k of Object.keys(v)) {
       const x = v[k];
-      if (x !== null && typeof x !== 'object') out.push([k, String(x)]);
+      if (x !== null && typeof x !== 'object') out.push([k, typeof x === 'string' ? x : String(JSON.stringify(x))]);
       else kids.push(x);
     }
   }

@@ -18,7 +18,6 @@ import type { RunningService, WriteEvent } from '../../host/service/server';
 import { testConfig } from '../fakes/config';
 import { createTestPlatform } from '../fakes/platform';
 import { createFakeTime, flushPromises } from '../fakes/time';
-import type { DataFormat } from '../../src/model';
 
 let svc: RunningService;
 let dir: string;
@@ -44,7 +43,7 @@ describe('a simulated hour against the local service', () => {
     const cfg = testConfig(svc.url);
     let apiKey: string | undefined;
     for (const d of cfg.devices) {
-      const r = await provisionDevice({ client, email: 'e2e@example.com', password: 'pw-e2e-1', deviceName: d.name, format: d.format as DataFormat, apiKey });
+      const r = await provisionDevice({ client, email: 'e2e@example.com', password: 'pw-e2e-1', deviceName: d.name, format: d.format, apiKey });
       if (!r.ok) throw new Error(r.error);
       apiKey = r.apiKey;
       d.deviceId = r.deviceId;

@@ -1,0 +1,192 @@
+// `npm start`: the whole product on one machine, no board needed.
+//  1. a local Device Data Service on 127.0.0.1 (or --url for another one),
+//  2. an account, an API key and one device of each format, created through
+//     the agent's own provisioning path (key generation, device creation),
+//  3. the agent (the same core code as on the board) on simulated sensors,
+//     with the board's console commands on stdin,
+//  4. one line per delivered write. Ctrl-C stops everything.
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { provisionDevice } from '../src/agent/provision';
+import { installCommands } from '../src/console/commands';
+import { createConfigStore } from '../src/config/store';
+import type { AgentConfig } from '../src/config/types';
+import { validateConfig } from '../src/config/validate';
+import type { DataFormat } from '../src/model';
+import { createHttpClient } from '../src/net/http';
+import { boot } from '../src/runtime';
+import type { Runtime } from '../src/runtime';
+import { createServiceClient } from '../src/service/client';
+import { createHostPlatform } from './platform';
+import { startService } from './service/server';
+import type { RunningService } from './service/server';
+
+const USAGE = `usage: npm start [-- options]
+  --port N          local service port (default 8080; a free one if taken)
+  --data DIR        data directory (default .data)
+  --interval-ms N   sampling period of the simulated sensors (default 5000)
+  --url URL         use this Device Data Service instead of a local one
+  --email E --password P   account for --url (key generation, device creation)
+  --fresh           forget the simulated board's config and outbox first
+  --help`;
+
+const SSID = 'sim-net';
+const DEVICES: { name: string; format: DataFormat; sensors: string }[] = [
+  { name: 'sim_value', format: 'Value', sensors: 'temp' },
+  { name: 'sim_json', format: 'JSON', sensors: 'temp,light,door' },
+  { name: 'sim_xml', format: 'XML', sensors: 'light,door' },
+];
+
+function clock(): string {
+  return new Date().toISOString().slice(11, 19);
+}
+
+async function startLocal(port: number, dataDir: string): Promise<RunningService> {
+  try {
+    return await startService({ port, dataDir, log: () => undefined });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
+    console.log(`port ${port} is taken; using a free one`);
+    return startService({ port: 0, dataDir, log: () => undefined });
+  }
+}
+
+async function provisionAll(url: string, email: string, password: string): Promise<Record<string, unknown>[] | string> {
+  const http = createHttpClient({ sockets: (await import('./ports/sockets')).createNodeSockets(), timers: { setTimeout, clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout) } });
+  const made = createServiceClient({ http, baseUrl: url });
+  if (!made.ok) return made.error;
+  const out: Record<string, unknown>[] = [];
+  let apiKey: string | undefined;
+  for (const d of DEVICES) {
+    const r = await provisionDevice({ client: made.client, email, password, deviceName: d.name, format: d.format, apiKey });
+    if (!r.ok) return r.error;
+    apiKey = r.apiKey;
+    out.push({ name: d.name, id: r.deviceId, pin: r.devicePin, format: d.format, sensors: d.sensors, apiKey });
+    console.log(`provisioned ${d.format} device ${d.name}: DeviceID ${r.deviceId}`);
+  }
+  return out;
+}
+
+function simConfig(url: string, devices: Record<string, unknown>[], intervalMs: number): AgentConfig | string {
+  const apiKey = devices[0]?.apiKey as string;
+  const raw = {
+    board: 'pico-w',
+    wifi: { ssid: SSID, password: 'sim-password' },
+    service: { url, apiKey },
+    sensors: [
+      { name: 'temp', kind: 'temperature', intervalMs, filters: 'median:3' },
+      { name: 'light', kind: 'analog', pin: 26, intervalMs, unit: 'lux', scale: 30000, filters: 'ewma:0.5' },
+      { name: 'door', kind: 'digital', pin: 15, intervalMs, pull: 'up' },
+    ],
+    devices: devices.map((d) => ({ name: d.name, deviceId: d.id, devicePin: d.pin, format: d.format, sensors: d.sensors })),
+  };
+  const v = validateConfig(raw);
+  return v.ok ? v.config : v.errors.join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values: a } = parseArgs({
+    options: {
+      port: { type: 'string', default: '8080' },
+      data: { type: 'string', default: '.data' },
+      'interval-ms': { type: 'string', default: '5000' },
+      url: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      fresh: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (a.help) return void console.log(USAGE);
+  const intervalMs = Number(a['interval-ms']);
+  if (!Number.isInteger(intervalMs) || intervalMs < 1000) throw new Error('--interval-ms: a whole number of at least 1000');
+  const simDir = join(a.data, 'sim');
+  if (a.fresh) rmSync(simDir, { recursive: true, force: true });
+
+  let svc: RunningService | undefined;
+  let url = a.url;
+  if (!url) {
+    svc = await startLocal(Number(a.port), join(a.data, 'service'));
+    url = svc.url;
+    console.log(`Device Data Service (local) at ${url}/api/   dashboard: ${url}/`);
+  } else if (!a.email || !a.password) {
+    throw new Error('--url needs --email and --password: the agent generates its API key and creates its devices there');
+  }
+
+  const hp = createHostPlatform({ dataDir: simDir, ssid: SSID, print: (l) => console.log(`${clock()}  ${l}`) });
+  const store = createConfigStore({ files: hp.files, kv: hp.kv });
+  const saved = existsSync(join(simDir, 'files', 'config.json')) ? store.load() : undefined;
+  if (saved && !saved.errors.length && saved.source === 'file') {
+    // A restart resumes: same key and devices, the outbox as it was left.
+    if (saved.config.service.url !== url) {
+      saved.config.service.url = url;
+      store.save(saved.config);
+    }
+    console.log('resuming the simulated board from ' + join(simDir, 'files'));
+  } else {
+    const devices = await provisionAll(url, a.email ?? 'sim@example.com', a.password ?? 'sim-password-1');
+    if (typeof devices === 'string') throw new Error('provisioning failed: ' + devices);
+    const cfg = simConfig(url, devices, intervalMs);
+    if (typeof cfg === 'string') throw new Error('simulator config invalid: ' + cfg);
+    const e = store.save(cfg);
+    if (e) throw new Error(e);
+  }
+
+  let rt: Runtime;
+  let commands: Record<string, (...args: unknown[]) => unknown> = {};
+  const start = (): void => {
+    rt = boot(hp, {
+      onDelivered: (d) => {
+        const last = d.records[d.records.length - 1]!;
+        const body = d.records.length > 1 ? `${d.records.length} readings` : last.payload;
+        console.log(`${clock()}  delivered  ${d.device.padEnd(9)} seq ${String(last.seq).padStart(4)}  HTTP ${d.status}  ${body.slice(0, 90)}`);
+      },
+    });
+    commands = installCommands(rt);
+  };
+  hp.onReboot = () => {
+    rt.stop();
+    console.log('--- simulated reboot ---');
+    start();
+  };
+  start();
+  console.log("console: type help() for the commands, status() for the state; Ctrl-C stops");
+
+  const rl = createInterface({ input: process.stdin, terminal: process.stdin.isTTY });
+  rl.on('line', (line) => {
+    const src = line.trim();
+    if (!src) return;
+    try {
+      const names = Object.keys(commands);
+      // The board's REPL evaluates the line as JavaScript with the commands as globals; so does this.
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval
+      const result: unknown = new Function(...names, `"use strict"; return (${src});`)(...names.map((n) => commands[n]));
+      if (result !== undefined) console.log(result);
+    } catch (e) {
+      console.log(String(e));
+    }
+  });
+
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    rl.close();
+    rt.stop();
+    if (svc) await svc.close();
+    console.log('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+  rl.on('close', () => {
+    // stdin closed (piped input ended): keep running until a signal, like the board.
+  });
+}
+
+main().catch((e: unknown) => {
+  console.error(`npm start: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+});

@@ -1,0 +1,264 @@
+// The boot sequence, in order, and the running agent's lifecycle:
+//   config (flash, then Kaluma's Wi-Fi keys) -> boot counter / safe mode ->
+//   outbox -> console commands -> LED -> agent -> watchdog -> supervisor.
+// It never throws: with no config, an invalid one or after rapid reboots it
+// stays in console-only mode and says what to do.
+import { createAgent } from './agent/agent';
+import type { Agent } from './agent/agent';
+import { openBootState } from './agent/bootstate';
+import type { BootState } from './agent/bootstate';
+import { createLed } from './agent/led';
+import type { Led } from './agent/led';
+import { createLink } from './agent/link';
+import type { Delivery } from './agent/uplink';
+import { createWatchdogFeeder, watchdogTimeoutMs } from './agent/watchdog';
+import type { WatchdogFeeder } from './agent/watchdog';
+import { getBoard } from './board';
+import { createConfigEditor } from './config/edit';
+import type { ConfigEditor } from './config/edit';
+import { createLkgWatch } from './config/lkg';
+import type { LkgWatch } from './config/lkg';
+import { createConfigStore } from './config/store';
+import type { ConfigStore } from './config/store';
+import type { AgentConfig } from './config/types';
+import { isConfigured } from './config/validate';
+import { createHttpClient } from './net/http';
+import type { Platform, TimerId } from './ports/ports';
+import { createMemoryOutbox } from './queue/memory';
+import { createOutbox } from './queue/outbox';
+import type { Outbox } from './queue/types';
+import { createServiceClient } from './service/client';
+import type { ServiceClient } from './service/client';
+
+export const VERSION = '0.1.0';
+/** A boot that lives this long is healthy: the rapid-reboot counter starts again. */
+export const HEALTHY_AFTER_MS = 120000;
+const TICK_MS = 5000;
+
+export type Mode = 'running' | 'console-only' | 'safe';
+
+export interface Runtime {
+  readonly p: Platform;
+  readonly queue: Outbox;
+  readonly state: BootState;
+  readonly store: ConfigStore;
+  mode(): Mode;
+  /** Why the agent is not running ('' when it is). */
+  why(): string;
+  config(): AgentConfig;
+  editor(): ConfigEditor;
+  agent(): Agent | undefined;
+  /** Saves `next` and restarts the agent on it. An error line, or undefined. */
+  apply(next: AgentConfig): string | undefined;
+  /**
+   * A service client on the pending configuration's URL with the link up,
+   * for console work (provisioning) even before the agent can run.
+   */
+  connect(): Promise<{ ok: true; client: ServiceClient } | { ok: false; error: string }>;
+  /** Leaves safe mode and starts the agent if the config allows. */
+  resume(): void;
+  stop(): void;
+}
+
+export interface RuntimeHooks {
+  onDelivered?: (d: Delivery) => void;
+}
+
+export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
+  const log = p.log;
+  try {
+    p.system.seedRandom();
+  } catch {
+    /* Math.random stays usable, only less random */
+  }
+  const store = createConfigStore({ files: p.files, kv: p.kv, log });
+  const loaded = store.load();
+  let config = loaded.config;
+  const state = openBootState({ files: p.files, safeModeBoots: config.agent.safeModeBoots, log });
+  log.info('pico-data-agent ' + VERSION + ' on ' + p.system.boardName() + ' ' + p.system.boardUid() + ', boot ' + state.bootId);
+
+  let queue: Outbox | undefined;
+  try {
+    queue = createOutbox({ files: p.files, dir: 'q', maxBytes: config.agent.outboxBytes, log });
+  } catch (e) {
+    log.error('outbox: ' + String(e));
+  }
+  if (!queue) {
+    log.error('outbox: file store unusable; readings are kept in RAM only (200 at most)');
+    queue = createMemoryOutbox({ maxRecords: 200 });
+  }
+  const outbox = queue;
+
+  let led: Led | undefined;
+  try {
+    led = createLed({ out: p.pins.led(), timers: p.timers });
+  } catch (e) {
+    log.error('led: ' + String(e));
+  }
+
+  let editor = createConfigEditor({ current: config });
+  let agent: Agent | undefined;
+  let feeder: WatchdogFeeder | undefined;
+  let tick: TimerId | undefined;
+  let mode: Mode = 'console-only';
+  let why = '';
+  let lkg: LkgWatch = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
+  let everDelivered = false;
+  const bootedAt = p.clock.uptimeMs();
+
+  function show(m: Parameters<Led['show']>[0]): void {
+    if (led) led.show(m);
+  }
+
+  function stopAgent(): void {
+    if (tick !== undefined) p.timers.clearTimeout(tick);
+    tick = undefined;
+    if (agent) agent.stop();
+    agent = undefined;
+  }
+
+  function healthy(): string | undefined {
+    if (!agent) return undefined;
+    const now = p.clock.uptimeMs();
+    const u = agent.uplink.stats();
+    const stuckMs = config.agent.requestTimeoutMs + 30000;
+    if (u.inFlightSinceMs !== undefined && now - u.inFlightSinceMs > stuckMs) return 'uplink request stuck for ' + Math.round((now - u.inFlightSinceMs) / 1000) + ' s';
+    const s = agent.sampler.stats();
+    let longest = 0;
+    for (const c of config.sensors) if (c.intervalMs > longest) longest = c.intervalMs;
+    if (s.lastRunMs !== undefined && now - s.lastRunMs > 3 * longest + 30000) return 'sampler stalled';
+    return undefined;
+  }
+
+  function armWatchdog(): void {
+    if (feeder || !config.agent.watchdog) return;
+    const board = getBoard(config.board);
+    feeder = createWatchdogFeeder({
+      watchdog: p.watchdog, timers: p.timers, clock: p.clock, log, healthy,
+      timeoutMs: watchdogTimeoutMs(board ? board.watchdogMaxMs : 8388),
+    });
+    feeder.start();
+    log.info('watchdog: armed');
+  }
+
+  // Runs every few seconds while the agent runs: LED, health, last-known-good.
+  function supervise(): void {
+    tick = undefined;
+    if (!agent) return;
+    const now = p.clock.uptimeMs();
+    const link = agent.link.stats();
+    show(link.up ? 'online' : everDelivered ? 'offline' : 'connecting');
+    // The first association runs before the watchdog is armed: connect can
+    // block 30 s, past the RP2040's 8.4 s maximum. Later ones run under it.
+    if (link.up || now - bootedAt > 60000) armWatchdog();
+    if (now - bootedAt >= HEALTHY_AFTER_MS) state.markHealthy();
+    if (lkg.shouldRevert(now)) revert();
+    tick = p.timers.setTimeout(supervise, TICK_MS);
+  }
+
+  function revert(): void {
+    const good = store.loadLastKnownGood();
+    if (!good) return;
+    log.error('config: the changed configuration delivered nothing for ' + Math.round(config.agent.lkgRevertMs / 60000) + ' min; going back to the last known good one');
+    const e = store.save(good);
+    if (e) log.error('config: ' + e);
+    config = good;
+    editor = createConfigEditor({ current: config });
+    lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
+    startAgent();
+  }
+
+  function startAgent(): void {
+    stopAgent();
+    const missing = isConfigured(config);
+    if (missing.length) {
+      mode = 'console-only';
+      why = 'not configured: set ' + missing.join(', ');
+      show('off');
+      return;
+    }
+    const made = createAgent({
+      p, config, queue: outbox, bootId: state.bootId,
+      onDelivered: (d) => {
+        everDelivered = true;
+        if (led) led.pulse();
+        lkg.delivered(p.clock.uptimeMs());
+        const e = store.saveLastKnownGood(config);
+        if (e) log.error('config: ' + e);
+        if (hooks.onDelivered) hooks.onDelivered(d);
+      },
+    });
+    if (!made.ok) {
+      mode = 'console-only';
+      why = made.error;
+      log.error('agent: ' + made.error);
+      return;
+    }
+    agent = made.agent;
+    mode = 'running';
+    why = '';
+    show('connecting');
+    agent.start();
+    tick = p.timers.setTimeout(supervise, TICK_MS);
+  }
+
+  const rt: Runtime = {
+    p,
+    queue: outbox,
+    state,
+    store,
+    mode: () => mode,
+    why: () => why,
+    config: () => config,
+    editor: () => editor,
+    agent: () => agent,
+    apply(next) {
+      const e = store.save(next);
+      if (e) return e;
+      config = next;
+      editor = createConfigEditor({ current: config });
+      lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
+      lkg.configChanged(p.clock.uptimeMs());
+      if (mode !== 'safe') startAgent();
+      return undefined;
+    },
+    async connect() {
+      const c = editor.pending();
+      const http = createHttpClient({ sockets: p.sockets, timers: p.timers, timeoutMs: c.agent.requestTimeoutMs, maxResponseBytes: c.agent.maxResponseBytes });
+      const made = createServiceClient({ http, baseUrl: c.service.url, log });
+      if (!made.ok) return made;
+      const link = agent ? agent.link : createLink({ wifi: p.wifi, creds: () => c.wifi, system: p.system, log });
+      if (!(await link.ensureUp())) return { ok: false as const, error: 'Wi-Fi link not up (' + link.stats().lastStep + ')' };
+      return made;
+    },
+    resume() {
+      state.leaveSafeMode();
+      if (mode === 'safe') mode = 'console-only';
+      startAgent();
+    },
+    stop() {
+      stopAgent();
+      if (feeder) feeder.stop();
+      if (led) led.stop();
+    },
+  };
+
+  if (loaded.errors.length) {
+    log.error('config: the saved configuration is invalid; starting with the console only:');
+    for (const e of loaded.errors) log.error('  ' + e);
+  }
+  if (state.safeMode) {
+    mode = 'safe';
+    why = state.reason;
+    show('safe');
+  } else if (!loaded.errors.length) {
+    startAgent();
+  } else {
+    why = 'saved configuration invalid (see the errors above); fix with set() and save()';
+  }
+  if (rt.mode() !== 'running') {
+    log.info('agent: ' + (rt.mode() === 'safe' ? 'SAFE MODE: ' : 'console only: ') + why);
+    log.info(rt.mode() === 'safe' ? 'type resume() to start the agent, or fix the config first (config(), set(), save())' : "type help() for the commands, e.g. set('wifi.ssid', 'my-net')");
+  }
+  return rt;
+}
