@@ -4,9 +4,11 @@
 // agent produced.
 import { createAgent } from '../../src/agent/agent';
 import type { Agent } from '../../src/agent/agent';
-import type { Writer } from '../../src/agent/uplink';
+import type { WriteOutcome, Writer } from '../../src/agent/uplink';
 import type { AgentConfig } from '../../src/config/types';
+import { createHttpClient } from '../../src/net/http';
 import type { FileStore, SocketFactory } from '../../src/ports/ports';
+import { createServiceClient } from '../../src/service/client';
 import { createOutbox } from '../../src/queue/outbox';
 import type { Outbox, OutboxRecord } from '../../src/queue/types';
 import type { SimWifi } from '../../host/ports/wifi';
@@ -182,11 +184,49 @@ export class Rig {
 export function realSettle(agent: () => Agent, stuck: () => boolean = () => false): () => Promise<void> {
   return async () => {
     await flushPromises();
+    // Real I/O (closes, accepts) gets a turn even with nothing in flight.
+    await new Promise((r) => setImmediate(r));
     const started = Date.now();
     while (agent().uplink.stats().inFlightSinceMs !== undefined && !stuck()) {
       if (Date.now() - started > 10000) throw new Error('request in flight for 10 s of real time');
       await new Promise((r) => setImmediate(r));
     }
     await flushPromises();
+  };
+}
+
+/** One write attempt as the agent saw it, timed on the world clock. */
+export interface Attempt {
+  atMs: number;
+  doneMs: number;
+  device: number;
+  body: string;
+  outcome: WriteOutcome;
+}
+
+/**
+ * The agent's own service client over the rig's sockets and timers, with
+ * every write attempt recorded (pass as RigOptions.writer).
+ */
+export function recordingWriter(config: AgentConfig, attempts: Attempt[]): (rig: Rig) => Writer {
+  return (rig) => {
+    const p = rig.p;
+    const http = createHttpClient({
+      sockets: p.sockets, timers: p.timers, timeoutMs: config.agent.requestTimeoutMs, maxResponseBytes: config.agent.maxResponseBytes,
+    });
+    const made = createServiceClient({ http, baseUrl: config.service.url });
+    if (!made.ok) throw new Error(made.error);
+    const c = made.client;
+    const rec = async (device: number, body: string, r: Promise<WriteOutcome>): Promise<WriteOutcome> => {
+      const atMs = rig.now();
+      const outcome = await r;
+      attempts.push({ atMs, doneMs: rig.now(), device, body, outcome });
+      return outcome;
+    };
+    return {
+      writeValue: (d, t) => rec(d.deviceId, t, c.writeValue(d, t)),
+      writeJson: (d, t) => rec(d.deviceId, t, c.writeJson(d, t)),
+      writeXml: (d, t) => rec(d.deviceId, t, c.writeXml(d, t)),
+    };
   };
 }

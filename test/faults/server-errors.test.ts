@@ -4,21 +4,13 @@
 // clock through a writer that wraps the agent's own service client.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { backoffMs } from '../../src/agent/uplink';
-import type { WriteOutcome, Writer } from '../../src/agent/uplink';
-import { createHttpClient } from '../../src/net/http';
-import { createServiceClient } from '../../src/service/client';
 import { createSimWifi } from '../../host/ports/wifi';
 import type { FaultOptions } from '../../host/service/server';
 import { createMemoryFileStore } from '../fakes/files';
-import { byDevice, realSettle, Rig, seeded, seqIn } from './harness';
+import { byDevice, realSettle, recordingWriter, Rig, seeded, seqIn } from './harness';
+import type { Attempt } from './harness';
 import { startTestService } from './service';
 import type { TestService } from './service';
-
-interface Attempt {
-  atMs: number;
-  device: number;
-  outcome: WriteOutcome;
-}
 
 let ts: TestService | undefined;
 
@@ -34,24 +26,7 @@ async function runAgainst(faults: FaultOptions, seed: number) {
   ts = await startTestService(faults);
   const cfg = ts.config;
   const attempts: Attempt[] = [];
-  const recording = (rig: Rig): Writer => {
-    const p = rig.p;
-    const http = createHttpClient({ sockets: p.sockets, timers: p.timers, timeoutMs: cfg.agent.requestTimeoutMs });
-    const made = createServiceClient({ http, baseUrl: cfg.service.url });
-    if (!made.ok) throw new Error(made.error);
-    const c = made.client;
-    const rec = async (device: number, r: Promise<WriteOutcome>): Promise<WriteOutcome> => {
-      const atMs = rig.now();
-      const outcome = await r;
-      attempts.push({ atMs, device, outcome });
-      return outcome;
-    };
-    return {
-      writeValue: (d, t) => rec(d.deviceId, c.writeValue(d, t)),
-      writeJson: (d, t) => rec(d.deviceId, c.writeJson(d, t)),
-      writeXml: (d, t) => rec(d.deviceId, c.writeXml(d, t)),
-    };
-  };
+  const recording = recordingWriter(cfg, attempts);
   const rig = new Rig({ config: cfg, files: createMemoryFileStore(), wifi: createSimWifi({ ssid: 'field-net', up: true }), writer: recording });
   rig.boot();
   const settle = realSettle(() => rig.agent);
