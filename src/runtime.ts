@@ -34,6 +34,8 @@ export const VERSION = '0.1.0';
 /** A boot that lives this long is healthy: the rapid-reboot counter starts again. */
 export const HEALTHY_AFTER_MS = 120000;
 const TICK_MS = 5000;
+/** Present for one boot: start without the agent and the watchdog, so flashing is not cut short by a reset. */
+const MAINTENANCE_FILE = 'maintenance';
 
 export type Mode = 'running' | 'console-only' | 'safe';
 
@@ -57,6 +59,8 @@ export interface Runtime {
   connect(): Promise<{ ok: true; client: ServiceClient } | { ok: false; error: string }>;
   /** Leaves safe mode and starts the agent if the config allows. */
   resume(): void;
+  /** Reboots into maintenance: console only, no agent, no watchdog, for flashing. */
+  maintenance(): void;
   stop(): void;
 }
 
@@ -236,6 +240,16 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       if (mode === 'safe') mode = 'console-only';
       startAgent();
     },
+    maintenance() {
+      try {
+        p.files.write(MAINTENANCE_FILE, new Uint8Array([49]));
+      } catch (e) {
+        log.error('maintenance: ' + String(e));
+        return;
+      }
+      rt.stop();
+      p.system.reboot();
+    },
     stop() {
       stopAgent();
       if (feeder) feeder.stop();
@@ -247,12 +261,22 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     log.error('config: the saved configuration is invalid; starting with the console only:');
     for (const e of loaded.errors) log.error('  ' + e);
   }
-  if (state.safeMode) {
+  let maintenance = false;
+  try {
+    maintenance = p.files.size(MAINTENANCE_FILE) !== undefined;
+    if (maintenance) p.files.remove(MAINTENANCE_FILE);
+  } catch {
+    maintenance = false;
+  }
+  if (maintenance) {
+    why = 'maintenance boot: agent and watchdog off until the next reboot; flash or copy files now';
+  } else if (state.safeMode) {
     mode = 'safe';
     why = state.reason;
     show('safe');
   } else if (!loaded.errors.length) {
     startAgent();
+    state.record('running');
   } else {
     why = 'saved configuration invalid (see the errors above); fix with set() and save()';
   }

@@ -22,6 +22,7 @@ const HELP = [
   "provision(email, password, deviceName, format)  make an API key and a",
   '                       device (format Value, JSON or XML) and set them',
   'resume()               leave safe mode and start the agent',
+  'maintenance()          restart without agent and watchdog, before flashing',
   'reboot()               restart the board',
 ];
 
@@ -174,6 +175,11 @@ export function installCommands(rt: Runtime): Record<string, (...a: unknown[]) =
     resume() {
       rt.resume();
       out('agent ' + rt.mode() + (rt.why() ? ': ' + rt.why() : ''));
+    },
+
+    maintenance() {
+      out('rebooting into maintenance: the agent and the watchdog stay off until the next reboot');
+      rt.maintenance();
     },
 
     reboot() {
