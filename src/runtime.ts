@@ -155,7 +155,6 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     // The first association runs before the watchdog is armed: connect can
     // block 30 s, past the RP2040's 8.4 s maximum. Later ones run under it.
     if (link.up || now - bootedAt > 60000) armWatchdog();
-    if (now - bootedAt >= HEALTHY_AFTER_MS) state.markHealthy();
     if (lkg.shouldRevert(now)) revert();
     tick = p.timers.setTimeout(supervise, TICK_MS);
   }
@@ -256,6 +255,9 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       if (led) led.stop();
     },
   };
+
+  // A boot that lived this long was not a crash loop, whatever mode it is in.
+  p.timers.setTimeout(() => state.markHealthy(), HEALTHY_AFTER_MS);
 
   if (loaded.errors.length) {
     log.error('config: the saved configuration is invalid; starting with the console only:');
