@@ -62,3 +62,23 @@ describe('device bundle compatibility check', () => {
     expect(checkBundle('var s = 1;\u0000')[0]).toBe('NUL byte at 10: the program is stored NUL-terminated');
   });
 });
+
+describe('lint on device code', () => {
+  it('rejects optional chaining and logical assignment written in src/', async () => {
+    const { ESLint } = await import('eslint');
+    const { writeFileSync, rmSync } = await import('node:fs');
+    // A real file under src/ so the type-aware lint config applies to it.
+    const probe = 'src/zz-lint-probe.ts';
+    writeFileSync(probe, 'export function f(a: { b?: { c: number } }): number {\n  let x = 0;\n  x ||= 1;\n  return (a.b?.c ?? 0) + x;\n}\n');
+    try {
+      const [r] = await new ESLint().lintFiles([probe]);
+      const ids = r!.messages.map((m) => `${m.line}:${m.ruleId ?? ''}:${m.message}`);
+      expect(ids).toEqual([
+        '3:no-restricted-syntax:||= is a SyntaxError on the device.',
+        '4:no-restricted-syntax:Optional chaining (?.) is a SyntaxError on the device.',
+      ]);
+    } finally {
+      rmSync(probe, { force: true });
+    }
+  });
+});
