@@ -48,12 +48,18 @@ export function seqIn(body: string): number | undefined {
  * While `dead()` (the board lost power or is rebooting) the wrapper is the
  * board that no longer runs: nothing is pushed, peeked or acknowledged.
  */
-export function tapOutbox(inner: Outbox, produced: OutboxRecord[], dead: () => boolean = () => false): Outbox {
+export function tapOutbox(inner: Outbox, produced: OutboxRecord[], dead: () => boolean = () => false, dropped?: number[]): Outbox {
   return {
     push(r) {
       if (dead()) return false;
+      // Which records a push pushed out (small queues only: it reads them all).
+      const before = dropped ? seqs(inner.peek(Infinity)) : [];
       const ok = inner.push(r);
       if (ok) produced.push({ ...r });
+      if (dropped) {
+        const after = new Set(seqs(inner.peek(Infinity)));
+        for (const q of before) if (!after.has(q)) dropped.push(q);
+      }
       return ok;
     },
     peek: (n) => (dead() ? [] : inner.peek(n)),
@@ -85,6 +91,8 @@ export interface RigOptions {
   writer?: Writer | ((rig: Rig) => Writer);
   maxBytes?: number;
   segmentBytes?: number;
+  /** When given, receives the seq of every record a push dropped to make room. */
+  dropped?: number[];
   /** Extra condition under which the board counts as dead (e.g. the store went dark). */
   dead?: () => boolean;
 }
@@ -148,7 +156,7 @@ export class Rig {
     this.p = p;
     const inner = createOutbox({ files: this.o.files, dir: 'q', maxBytes: this.o.maxBytes ?? 196608, segmentBytes: this.o.segmentBytes });
     if (!inner) throw new Error('outbox unusable');
-    this.queue = tapOutbox(inner, this.produced, () => this.dead());
+    this.queue = tapOutbox(inner, this.produced, () => this.dead(), this.o.dropped);
     const w = this.o.writer;
     const made = createAgent({
       p, config: this.o.config, queue: this.queue, bootId: this.bootId,
@@ -227,6 +235,45 @@ export function recordingWriter(config: AgentConfig, attempts: Attempt[]): (rig:
       writeValue: (d, t) => rec(d.deviceId, t, c.writeValue(d, t)),
       writeJson: (d, t) => rec(d.deviceId, t, c.writeJson(d, t)),
       writeXml: (d, t) => rec(d.deviceId, t, c.writeXml(d, t)),
+    };
+  };
+}
+
+/** A write the scripted service stored: which record it was (-1: not the head). */
+export interface Stored {
+  seq: number;
+  device: string;
+  boot: number;
+  atMs: number;
+}
+
+/**
+ * A scripted service for fast runs: stores each write as it arrives (when
+ * `answer` says ok), identifies it as the outbox head whose payload must
+ * equal the body sent, and answers after `latencyMs` on the boot's fake clock.
+ */
+export function scriptedWriter(o: {
+  config: AgentConfig;
+  stored: Stored[];
+  answer: () => WriteOutcome;
+  latencyMs?: number;
+}): (rig: Rig) => Writer {
+  return (rig) => {
+    const time = rig.time;
+    const boot = rig.bootId;
+    const call = (deviceId: number, body: string): Promise<WriteOutcome> => {
+      const head = rig.queue.peek(1)[0];
+      const dev = o.config.devices.find((d) => d.deviceId === deviceId);
+      const same = head !== undefined && dev !== undefined && head.device === dev.name && head.payload === unstamp(body);
+      const out = o.answer();
+      if (out.kind === 'ok') o.stored.push({ seq: same ? head.seq : -1, device: dev ? dev.name : '?', boot, atMs: rig.now() });
+      if (!o.latencyMs) return Promise.resolve(out);
+      return new Promise((resolve) => time.timers.setTimeout(() => resolve(out), o.latencyMs));
+    };
+    return {
+      writeValue: (d, t) => call(d.deviceId, t),
+      writeJson: (d, t) => call(d.deviceId, t),
+      writeXml: (d, t) => call(d.deviceId, t),
     };
   };
 }
