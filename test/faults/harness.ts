@@ -267,8 +267,9 @@ export function scriptedWriter(o: {
       const same = head !== undefined && dev !== undefined && head.device === dev.name && head.payload === unstamp(body);
       const out = o.answer();
       if (out.kind === 'ok') o.stored.push({ seq: same ? head.seq : -1, device: dev ? dev.name : '?', boot, atMs: rig.now() });
-      if (!o.latencyMs) return Promise.resolve(out);
-      return new Promise((resolve) => time.timers.setTimeout(() => resolve(out), o.latencyMs));
+      const wait = o.latencyMs ?? 0;
+      if (!wait) return Promise.resolve(out);
+      return new Promise((resolve) => time.timers.setTimeout(() => resolve(out), wait));
     };
     return {
       writeValue: (d, t) => call(d.deviceId, t),
