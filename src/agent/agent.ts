@@ -20,6 +20,13 @@ import type { TimeKeeper } from './time';
 import { createUplink } from './uplink';
 import type { Delivery, Uplink, Writer } from './uplink';
 
+/**
+ * Radio off between uploads only pays when uploads are far apart: a join
+ * costs a scan plus association and DHCP (seconds of radio time), so below
+ * this sampling period the radio stays on even when the option is set.
+ */
+export const RADIO_OFF_MIN_INTERVAL_MS = 120000;
+
 export interface Agent {
   readonly sampler: Sampler;
   readonly uplink: Uplink;
@@ -30,6 +37,12 @@ export interface Agent {
   start(): void;
   stop(): void;
   running(): boolean;
+}
+
+function shortestInterval(c: AgentConfig): number {
+  let ms = Infinity;
+  for (const s of c.sensors) if (s.intervalMs < ms) ms = s.intervalMs;
+  return ms;
 }
 
 export type AgentResult = { ok: true; agent: Agent } | { ok: false; error: string };
@@ -66,7 +79,7 @@ export function createAgent(o: {
     timers: p.timers,
     log: p.log,
     backoff: { baseMs: lim.backoffBaseMs, capMs: lim.backoffCapMs },
-    sleepWhenIdle: lim.radioOffBetweenUploads,
+    sleepWhenIdle: lim.radioOffBetweenUploads && shortestInterval(config) >= RADIO_OFF_MIN_INTERVAL_MS,
     canSend: () => {
       const m = p.system.memory();
       const free = m ? m.heapTotal - m.heapUsed : Infinity;

@@ -49,6 +49,8 @@ export interface Uplink {
   stats(): UplinkStats;
 }
 
+const IDLE_GRACE_MS = 2000;
+
 export function backoffMs(attempt: number, baseMs: number, capMs: number, random: () => number): number {
   const ceiling = Math.min(capMs, baseMs * Math.pow(2, Math.min(attempt - 1, 20)));
   // Full jitter: many nodes behind one access point do not retry in step.
@@ -81,6 +83,7 @@ export function createUplink(o: {
   let timer: TimerId | undefined;
   let attempt = 0;
   let singleOnly = false;
+  let idleTimer: TimerId | undefined;
 
   function later(ms: number): void {
     st.nextAttemptMs = o.clock.uptimeMs() + ms;
@@ -118,7 +121,14 @@ export function createUplink(o: {
     const head = o.queue.peek(1)[0];
     if (!head) {
       attempt = 0;
-      if (o.sleepWhenIdle) await o.link.sleep();
+      // Records of one sample group arrive a few ms apart: switch the radio
+      // off only once the queue stayed empty for a moment.
+      if (o.sleepWhenIdle && idleTimer === undefined) {
+        idleTimer = o.timers.setTimeout(() => {
+          idleTimer = undefined;
+          if (!busy && !stopped && !o.queue.peek(1).length) void o.link.sleep();
+        }, IDLE_GRACE_MS);
+      }
       return;
     }
     const dev = deviceOf(head.device);
@@ -150,7 +160,9 @@ export function createUplink(o: {
     st.bytesSent += r.bytesSent;
     if (stopped) return;
     if (r.kind === 'ok') {
-      o.queue.ack(recs.length);
+      const k = stillQueued(recs);
+      if (k < recs.length) o.queue.undrop(recs.length - k);
+      o.queue.ack(k);
       attempt = 0;
       singleOnly = false;
       st.sent++;
@@ -168,7 +180,7 @@ export function createUplink(o: {
         singleOnly = true;
         return pumpSoon();
       }
-      o.queue.reject(r.reason);
+      if (stillQueued(recs)) o.queue.reject(r.reason);
       st.rejected++;
       o.log.error('uplink: seq ' + head.seq + ' rejected: ' + r.reason);
       return pumpSoon();
@@ -178,6 +190,17 @@ export function createUplink(o: {
     const wait = r.retryAfterMs !== undefined ? r.retryAfterMs : backoffMs(++attempt, o.backoff.baseMs, o.backoff.capMs, random);
     o.log.error('uplink: ' + r.reason + '; retry in ' + Math.round(wait / 1000) + ' s');
     later(wait);
+  }
+
+  // While a request was in flight a full outbox may have dropped some of the
+  // records it carried: only those still at the head are acknowledged, so a
+  // newer record is never released unsent.
+  function stillQueued(recs: QueueRecord[]): number {
+    const last = (recs[recs.length - 1] as QueueRecord).seq;
+    const head = o.queue.peek(recs.length);
+    let k = 0;
+    while (k < head.length && (head[k] as QueueRecord).seq <= last) k++;
+    return k;
   }
 
   function pumpSoon(): void {
@@ -201,9 +224,14 @@ export function createUplink(o: {
   }
 
   return {
-    wake: pump,
+    wake() {
+      if (idleTimer !== undefined) o.timers.clearTimeout(idleTimer);
+      idleTimer = undefined;
+      pump();
+    },
     stop() {
       stopped = true;
+      if (idleTimer !== undefined) o.timers.clearTimeout(idleTimer);
       if (timer !== undefined) o.timers.clearTimeout(timer);
       timer = undefined;
     },

@@ -55,6 +55,9 @@ export function createMemoryOutbox(o: MemoryOutboxOptions): Outbox {
       rejected++;
       lastReject = reason.slice(0, 60);
     },
+    undrop(n: number): void {
+      dropped = Math.max(0, dropped - n);
+    },
     stats(): OutboxStats {
       const st: OutboxStats = { depth: q.length, bytes, dropped, rejected, nextSeq: seq };
       if (lastReject !== undefined) st.lastReject = lastReject;

@@ -304,6 +304,10 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       save();
     },
 
+    undrop(n: number): void {
+      c.d = Math.max(0, c.d - n);
+    },
+
     stats(): OutboxStats {
       const st: OutboxStats = { depth, bytes: live, dropped: c.d, rejected: c.r, nextSeq: c.n };
       if (c.w !== undefined) st.lastReject = c.w;

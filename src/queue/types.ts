@@ -45,6 +45,12 @@ export interface Outbox {
   ack(k: number): void;
   /** Takes the oldest record out because the service refused it; counts it and keeps the reason. */
   reject(reason: string): void;
+  /**
+   * n records counted as dropped reached the service after all: they were in
+   * flight when a full outbox dropped them. Keeps the drop count equal to
+   * the readings that were really lost. Saved with the next ack.
+   */
+  undrop(n: number): void;
   stats(): OutboxStats;
   /** Returns the next sequence number and advances it; never goes back, across reboots too. */
   nextSeq(): number;

@@ -125,3 +125,31 @@ describe('agent data path', () => {
     expect(json).toEqual([2, 5, 8, 11, 14]);
   });
 });
+
+describe('radio duty cycling', () => {
+  const run = async (intervalMs: number, radioOff: boolean) => {
+    const cfg = testConfig();
+    cfg.agent.radioOffBetweenUploads = radioOff;
+    for (const s of cfg.sensors) s.intervalMs = intervalMs;
+    const { time, agent, p, delivered } = setup(cfg);
+    agent.start();
+    await time.advance(intervalMs * 3 + 5000);
+    agent.stop();
+    return { counts: p.wifi.counts, delivered: delivered.length };
+  };
+
+  it('switches the radio off after each drained queue and on again before the next upload', async () => {
+    const r = await run(300000, true);
+    // 4 sample groups (0, 5, 10, 15 min), each drained then followed by a disconnect.
+    expect(r.delivered).toBe(12);
+    expect(r.counts.disconnects).toBe(4);
+    // The link starts up: the first group needs no join, the next three do.
+    expect(r.counts.connects).toBe(3);
+  });
+
+  it('keeps the radio on when the option is off or samples are too close together', async () => {
+    // The simulated link starts up, so a radio that stays on never joins again.
+    expect((await run(300000, false)).counts).toMatchObject({ disconnects: 0, connects: 0 });
+    expect((await run(60000, true)).counts).toMatchObject({ disconnects: 0, connects: 0 });
+  });
+});
