@@ -48,7 +48,13 @@ export function seqIn(body: string): number | undefined {
  * While `dead()` (the board lost power or is rebooting) the wrapper is the
  * board that no longer runs: nothing is pushed, peeked or acknowledged.
  */
-export function tapOutbox(inner: Outbox, produced: OutboxRecord[], dead: () => boolean = () => false, dropped?: number[]): Outbox {
+export function tapOutbox(
+  inner: Outbox,
+  produced: { push(r: OutboxRecord): unknown },
+  dead: () => boolean = () => false,
+  dropped?: number[],
+  onUndrop?: (n: number) => void,
+): Outbox {
   return {
     push(r) {
       if (dead()) return false;
@@ -68,6 +74,11 @@ export function tapOutbox(inner: Outbox, produced: OutboxRecord[], dead: () => b
     },
     reject(reason) {
       if (!dead()) inner.reject(reason);
+    },
+    undrop(n) {
+      if (dead()) return;
+      inner.undrop(n);
+      if (onUndrop) onUndrop(n);
     },
     stats: () => inner.stats(),
     nextSeq: () => inner.nextSeq(),
@@ -91,6 +102,8 @@ export interface RigOptions {
   writer?: Writer | ((rig: Rig) => Writer);
   maxBytes?: number;
   segmentBytes?: number;
+  /** Count produced records without keeping them (long runs). */
+  forget?: boolean;
   /** When given, receives the seq of every record a push dropped to make room. */
   dropped?: number[];
   /** Extra condition under which the board counts as dead (e.g. the store went dark). */
@@ -106,6 +119,9 @@ export interface RigOptions {
  */
 export class Rig {
   readonly produced: OutboxRecord[] = [];
+  producedCount = 0;
+  /** Records the uplink reported as dropped while in flight but delivered (Outbox.undrop). */
+  undropped = 0;
   time!: FakeTime;
   p!: TestPlatform;
   agent!: Agent;
@@ -156,7 +172,13 @@ export class Rig {
     this.p = p;
     const inner = createOutbox({ files: this.o.files, dir: 'q', maxBytes: this.o.maxBytes ?? 196608, segmentBytes: this.o.segmentBytes });
     if (!inner) throw new Error('outbox unusable');
-    this.queue = tapOutbox(inner, this.produced, () => this.dead(), this.o.dropped);
+    const sink = {
+      push: (r: OutboxRecord): void => {
+        this.producedCount++;
+        if (!this.o.forget) this.produced.push(r);
+      },
+    };
+    this.queue = tapOutbox(inner, sink, () => this.dead(), this.o.dropped, (n) => void (this.undropped += n));
     const w = this.o.writer;
     const made = createAgent({
       p, config: this.o.config, queue: this.queue, bootId: this.bootId,
@@ -254,7 +276,7 @@ export interface Stored {
  */
 export function scriptedWriter(o: {
   config: AgentConfig;
-  stored: Stored[];
+  stored: { push(s: Stored): unknown };
   answer: () => WriteOutcome;
   latencyMs?: number;
 }): (rig: Rig) => Writer {
