@@ -19,6 +19,7 @@
 // Numbers: fixed decimals, see formatNumber.
 
 import type { DeviceConfig, Reading } from '../model';
+import { codeAt } from './utf8';
 
 export type Encoded = { ok: true; text: string } | { ok: false; error: string };
 
@@ -104,15 +105,8 @@ export function escapeXml(s: string): string {
     else if (ch === "'") out += '&apos;';
     else if (c >= 0x20 && c < 0x7f) out += ch;
     else {
-      if (c >= 0xd800 && c <= 0xdfff) {
-        const next = s.charCodeAt(i + 1);
-        if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-          c = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
-          i++;
-        } else {
-          c = 0xfffd;
-        }
-      }
+      c = codeAt(s, i);
+      if (c > 0xffff) i++;
       // XML 1.0 forbids other control characters even as references.
       if (c < 0x20 && c !== 9 && c !== 10 && c !== 13) c = 0xfffd;
       out += '&#x' + c.toString(16).toUpperCase() + ';';

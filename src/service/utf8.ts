@@ -6,18 +6,22 @@
  * Calls `each` with every UTF-8 byte of `s`. A lone surrogate becomes the
  * bytes of U+FFFD, as a conforming encoder would emit.
  */
+/**
+ * The code point at `i` (a pair of surrogates read as one; a lone surrogate
+ * as U+FFFD, as a conforming encoder emits). Callers step 2 past U+FFFF.
+ */
+export function codeAt(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c < 0xd800 || c > 0xdfff) return c;
+  const next = s.charCodeAt(i + 1);
+  return c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00) : 0xfffd;
+}
+
+/** Calls `each` with every UTF-8 byte of `s`. */
 export function utf8(s: string, each: (byte: number) => void): void {
   for (let i = 0; i < s.length; i++) {
-    let c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdfff) {
-      const next = s.charCodeAt(i + 1);
-      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-        c = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
-        i++;
-      } else {
-        c = 0xfffd;
-      }
-    }
+    const c = codeAt(s, i);
+    if (c > 0xffff) i++;
     if (c < 0x80) {
       each(c);
     } else if (c < 0x800) {
