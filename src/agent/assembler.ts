@@ -70,10 +70,15 @@ export function createAssembler(o: {
         const dev = o.devices[di] as DeviceConfig;
         const si = dev.sensors.indexOf(e.sensor);
         if (si < 0) continue;
-        // wallMs stays off the reading: the stamp is added at send time.
-        (latest[di] as (Reading | undefined)[])[si] = {
-          sensorId: e.sensor, value: e.value, unit: e.unit, seq: 0, uptimeMs: e.atMs, bootId: o.bootId, decimals: e.whole ? 0 : undefined,
-        };
+        // One Reading per device and sensor, updated in place: no garbage per
+        // sample on a heap the GC sweeps in full. wallMs stays off: the stamp
+        // is added at send time.
+        const slot = latest[di] as (Reading | undefined)[];
+        const r = slot[si] || (slot[si] = { sensorId: e.sensor, value: 0, unit: '', seq: 0, uptimeMs: 0, bootId: o.bootId });
+        r.value = e.value;
+        r.unit = e.unit;
+        r.uptimeMs = e.atMs;
+        r.decimals = e.whole ? 0 : undefined;
         if (dev.format === 'Value') flush(di);
         else if (pending[di] === undefined) pending[di] = o.timers.setTimeout(() => flush(di), COALESCE_MS);
       }
