@@ -39,6 +39,15 @@ export interface Agent {
   running(): boolean;
 }
 
+/** About 1/32 of the Pico W heap: the allocation volume that triggers a collection. */
+const GC_NUDGE_BYTES = 6144;
+let _scratch: Uint8Array | undefined;
+
+function freeHeap(p: Platform): number {
+  const m = p.system.memory();
+  return m ? m.heapTotal - m.heapUsed : Infinity;
+}
+
 function shortestInterval(c: AgentConfig): number {
   let ms = Infinity;
   for (const s of c.sensors) if (s.intervalMs < ms) ms = s.intervalMs;
@@ -81,8 +90,15 @@ export function createAgent(o: {
     backoff: { baseMs: lim.backoffBaseMs, capMs: lim.backoffCapMs },
     sleepWhenIdle: lim.radioOffBetweenUploads && shortestInterval(config) >= RADIO_OFF_MIN_INTERVAL_MS,
     canSend: () => {
-      const m = p.system.memory();
-      const free = m ? m.heapTotal - m.heapUsed : Infinity;
+      let free = freeHeap(p);
+      if (free < lim.heapFloorBytes) {
+        // heapUsed counts garbage not yet collected, and nothing in JS can ask
+        // for a collection; allocating about 1/32 of the heap makes the engine
+        // run one, so the second reading is what is really free.
+        _scratch = new Uint8Array(GC_NUDGE_BYTES);
+        _scratch = undefined;
+        free = freeHeap(p);
+      }
       return free < lim.heapFloorBytes ? 'free heap ' + free + ' B is below the floor of ' + lim.heapFloorBytes + ' B; request postponed' : undefined;
     },
     onDelivered: o.onDelivered,

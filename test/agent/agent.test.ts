@@ -153,3 +153,23 @@ describe('radio duty cycling', () => {
     expect((await run(60000, true)).counts).toMatchObject({ disconnects: 0, connects: 0 });
   });
 });
+
+describe('memory floor', () => {
+  it('starts no request while free heap is below the floor, and goes on once it is back', async () => {
+    const cfg = testConfig();
+    cfg.agent.heapFloorBytes = 16384;
+    const { time, agent, p, writes } = setup(cfg);
+    p.heapUsed = 184312 - 10000;
+    agent.start();
+    await time.advance(30000);
+    expect(writes).toEqual([]);
+    expect(agent.uplink.stats().lastError).toBe('free heap 10000 B is below the floor of 16384 B; request postponed');
+    expect(agent.queue.stats().depth).toBe(10);
+    p.heapUsed = 60000;
+    await time.advance(60000);
+    agent.stop();
+    expect(writes.length).toBe(28);
+    // The JSON and XML records of the last group were flushed by stop() and wait for the next start.
+    expect(agent.queue.stats().depth).toBe(2);
+  });
+});
