@@ -1,0 +1,77 @@
+// `npm start` as a person runs it: the local service, provisioning through
+// the agent's own path, deliveries of all three formats within seconds, the
+// console on stdin, and a clean stop on Ctrl-C (SIGINT) that leaves nothing
+// running. A second start on the same data resumes instead of provisioning.
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const loader = pathToFileURL(join(dirname(realpathSync('node_modules/.bin/tsx')), 'loader.mjs')).href;
+const data = mkdtempSync(join(tmpdir(), 'start-'));
+afterAll(() => rmSync(data, { recursive: true, force: true }));
+
+function start(): { proc: ChildProcessWithoutNullStreams; out: () => string; waitFor: (re: RegExp) => Promise<RegExpMatchArray> } {
+  const proc = spawn(process.execPath, ['--import', loader, 'host/start.ts', '--port', '0', '--data', data, '--interval-ms', '1000'], { stdio: 'pipe' });
+  let text = '';
+  const waiters: (() => void)[] = [];
+  const feed = (b: Buffer): void => {
+    text += b.toString();
+    for (const w of waiters.splice(0)) w();
+  };
+  proc.stdout.on('data', feed);
+  proc.stderr.on('data', feed);
+  const waitFor = (re: RegExp): Promise<RegExpMatchArray> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${String(re)} in:\n${text}`)), 20000);
+      const check = (): void => {
+        const m = re.exec(text);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m);
+        } else waiters.push(check);
+      };
+      check();
+    });
+  return { proc, out: () => text, waitFor };
+}
+
+const exited = (p: ChildProcessWithoutNullStreams): Promise<number | null> => new Promise((r) => p.once('exit', (code) => r(code)));
+const portOpen = (port: number): Promise<boolean> =>
+  new Promise((r) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => (s.destroy(), r(true)));
+    s.once('error', () => r(false));
+  });
+
+describe('npm start', () => {
+  it('delivers value, JSON and XML writes, answers console commands and stops cleanly on Ctrl-C', async () => {
+    const a = start();
+    const [, port] = await a.waitFor(/Device Data Service \(local\) at http:\/\/127\.0\.0\.1:(\d+)\/api\//);
+    await a.waitFor(/provisioned XML device sim_xml: DeviceID 3/);
+    await a.waitFor(/delivered {2}sim_value .*HTTP 200 {2}\d+\.\d\d/);
+    await a.waitFor(/delivered {2}sim_json .*HTTP 200 {2}\{"temp":/);
+    await a.waitFor(/delivered {2}sim_xml .*HTTP 200 {2}<reading /);
+    a.proc.stdin.write('status()\n');
+    await a.waitFor(/outbox {4}\d+ queued/);
+    expect(a.out()).toMatch(/agent {5}0\.1\.0, running/);
+    const code = exited(a.proc);
+    a.proc.kill('SIGINT');
+    expect(await code).toBe(0);
+    expect(a.out()).toMatch(/stopped\n$/);
+    expect(await portOpen(Number(port))).toBe(false);
+
+    // Same data directory: the board and the service resume, nothing is provisioned again.
+    const b = start();
+    await b.waitFor(/resuming the simulated board/);
+    await b.waitFor(/delivered {2}sim_json/);
+    expect(b.out()).not.toMatch(/provisioned/);
+    const code2 = exited(b.proc);
+    b.proc.kill('SIGINT');
+    expect(await code2).toBe(0);
+  });
+});
