@@ -33,18 +33,27 @@ function ago(ms: number): string {
   return Math.floor(s / 3600) + ' h ' + Math.round((s % 3600) / 60) + ' min';
 }
 
-function fit(s: string): string {
-  return s.length > 79 ? s.slice(0, 78) + '~' : s;
+/** Lines longer than an 80-column terminal continue on indented lines, cut at a space. */
+function wrap(s: string, print: (l: string) => void): void {
+  let rest = s;
+  while (rest.length > 79) {
+    let cut = rest.lastIndexOf(' ', 79);
+    if (cut < 20) cut = 79;
+    print(rest.slice(0, cut));
+    rest = '  ' + rest.slice(cut).replace(/^ +/, '');
+  }
+  print(rest);
 }
 
 /** Installs the console commands; returns them too (the host console and tests call them directly). */
 export function installCommands(rt: Runtime): Record<string, (...a: unknown[]) => unknown> {
   const p = rt.p;
-  const out = (l: string): void => p.log.info(fit(l));
+  const out = (l: string): void => wrap(l, p.log.info);
   let lastError = '';
   const fail = (l: string): void => {
     lastError = l;
-    p.log.error(fit(l));
+    // Errors stay on one line, whole: they name the key and the rule.
+    p.log.error(l);
   };
 
   const cmds: Record<string, (...a: unknown[]) => unknown> = {

@@ -1,0 +1,108 @@
+// A board that can be booted again and again on the same flash: each boot
+// gets fresh fake time and a fresh platform over the same file store and
+// settings, like a power cycle. Real HTTP to a local service is settled
+// under the fake clock by waiting for the request in flight.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { installCommands } from '../../src/console/commands';
+import { createConfigStore } from '../../src/config/store';
+import type { AgentConfig } from '../../src/config/types';
+import { boot } from '../../src/runtime';
+import type { Runtime } from '../../src/runtime';
+import type { KvStore } from '../../src/ports/ports';
+import { startService } from '../../host/service/server';
+import type { RunningService, WriteEvent } from '../../host/service/server';
+import { createMemoryFileStore } from '../fakes/files';
+import type { MemoryFileStore } from '../fakes/files';
+import { createTestPlatform, memoryKv } from '../fakes/platform';
+import type { TestPlatform } from '../fakes/platform';
+import { createFakeTime, flushPromises } from '../fakes/time';
+import type { FakeTime } from '../fakes/time';
+
+export interface Booted {
+  rt: Runtime;
+  p: TestPlatform;
+  time: FakeTime;
+  cmd: Record<string, (...a: unknown[]) => unknown>;
+  /** Advances the fake clock, letting real requests finish on the way. */
+  run(ms: number): Promise<void>;
+  /** Every line logged since boot, info and error. */
+  out(): string[];
+}
+
+export class Board {
+  readonly files: MemoryFileStore = createMemoryFileStore();
+  readonly kv: KvStore = memoryKv();
+
+  save(cfg: AgentConfig): void {
+    const e = createConfigStore({ files: this.files, kv: this.kv }).save(cfg);
+    if (e) throw new Error(e);
+  }
+
+  boot(): Booted {
+    const time = createFakeTime();
+    const p = createTestPlatform({ time, files: this.files, kv: this.kv });
+    const all: string[] = [];
+    const info = p.log.info;
+    const error = p.log.error;
+    p.log = { info: (l) => (all.push(l), info(l)), error: (l) => (all.push(l), error(l)) };
+    const rt = boot(p);
+    const cmd = installCommands(rt);
+    const settle = async (): Promise<void> => {
+      await flushPromises();
+      for (let i = 0; i < 2000; i++) {
+        const a = rt.agent();
+        if (!a || a.uplink.stats().inFlightSinceMs === undefined) break;
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      await flushPromises();
+    };
+    return { rt, p, time, cmd, run: (ms) => time.advance(ms, settle), out: () => all };
+  }
+}
+
+export async function localService(): Promise<{ svc: RunningService; writes: WriteEvent[]; close: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'rt-'));
+  const svc = await startService({ dataDir: dir, log: () => undefined });
+  const writes: WriteEvent[] = [];
+  svc.events.on('write', (w: WriteEvent) => writes.push(w));
+  return {
+    svc,
+    writes,
+    close: async () => {
+      await svc.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits in real time for async console work (provision, test) to print a line. */
+export async function until(pred: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (pred()) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error('timed out waiting for ' + what);
+}
+
+/** testConfig's three devices created at the service, with the key and ids filled in. */
+export async function provisioned(url: string, cfg: AgentConfig): Promise<AgentConfig> {
+  const { createHttpClient } = await import('../../src/net/http');
+  const { createServiceClient } = await import('../../src/service/client');
+  const { provisionDevice } = await import('../../src/agent/provision');
+  const { createNodeSockets } = await import('../../host/ports/sockets');
+  const { createNodeTime } = await import('../../host/ports/time');
+  const made = createServiceClient({ http: createHttpClient({ sockets: createNodeSockets(), timers: createNodeTime().timers }), baseUrl: url });
+  if (!made.ok) throw new Error(made.error);
+  let apiKey: string | undefined;
+  for (const d of cfg.devices) {
+    const r = await provisionDevice({ client: made.client, email: 'rt@example.com', password: 'pw-rt-0001', deviceName: d.name, format: d.format, apiKey });
+    if (!r.ok) throw new Error(r.error);
+    apiKey = r.apiKey;
+    d.deviceId = r.deviceId;
+    d.devicePin = r.devicePin;
+  }
+  cfg.service = { url, apiKey: apiKey! };
+  return cfg;
+}
