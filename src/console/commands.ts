@@ -48,7 +48,7 @@ function wrap(s: string, print: (l: string) => void): void {
 /** Installs the console commands; returns them too (the host console and tests call them directly). */
 export function installCommands(rt: Runtime): Record<string, (...a: unknown[]) => unknown> {
   const p = rt.p;
-  const out = (l: string): void => wrap(l, p.log.info);
+  const out = (l: string): void => wrap(l, (x) => p.log.info(x));
   let lastError = '';
   const fail = (l: string): void => {
     lastError = l;

@@ -44,9 +44,8 @@ export class Board {
     const time = createFakeTime();
     const p = createTestPlatform({ time, files: this.files, kv: this.kv });
     const all: string[] = [];
-    const info = p.log.info;
-    const error = p.log.error;
-    p.log = { info: (l) => (all.push(l), info(l)), error: (l) => (all.push(l), error(l)) };
+    const inner = p.log;
+    p.log = { info: (l) => (all.push(l), inner.info(l)), error: (l) => (all.push(l), inner.error(l)) };
     const rt = boot(p);
     const cmd = installCommands(rt);
     const settle = async (): Promise<void> => {
