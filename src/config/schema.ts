@@ -95,7 +95,7 @@ export const SCHEMA: readonly Field[] = [
   },
   { key: 'agent.heapFloorBytes', type: 'int', min: 4096, max: 131072, zeroOff: true, def: 16384, help: 'No request starts below this free heap (0 off)' },
   { key: 'agent.safeModeBoots', type: 'int', min: 2, max: 50, def: 5, help: 'Rapid reboots in a row before safe mode' },
-  { key: 'agent.radioOffBetweenUploads', type: 'bool', def: false, help: 'Radio off between uploads (sampling every 2 min or more)' },
+  { key: 'agent.radioOffBetweenUploads', type: 'bool', def: false, help: 'Radio off between uploads (sampling every 5 min or more)' },
 
   { key: 'sensor.*.kind', type: 'enum', values: SENSOR_KINDS, required: true, help: 'digital, analog, temperature or counter' },
   { key: 'sensor.*.pin', type: 'int', min: 0, max: 30, kindDef: { temperature: 30 }, required: true, help: 'GPIO number (temperature: always 30)' },
