@@ -1,47 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { createFakeTime } from '../fakes/time';
 import { createWatchdogFeeder, watchdogTimeoutMs } from '../../src/agent/watchdog';
-import type { Clock, Log, TimerId, Timers, Watchdog } from '../../src/ports/ports';
+import type { Log, Watchdog } from '../../src/ports/ports';
 
-// A fake clock and timer queue: advance() fires due timers in deadline order,
-// moving the clock to each deadline first.
-function fakeTime() {
-  let now = 0;
-  let nextId = 1;
-  let queue: Array<{ id: number; at: number; cb: () => void }> = [];
-  const clock: Clock = { uptimeMs: () => now, wallMs: () => now, setWallMs: () => {} };
-  const timers: Timers = {
-    setTimeout(cb, ms) {
-      const id = nextId++;
-      queue.push({ id, at: now + ms, cb });
-      return id;
-    },
-    clearTimeout(id: TimerId) {
-      queue = queue.filter((t) => t.id !== id);
-    },
-  };
-  return {
-    clock,
-    timers,
-    now: () => now,
-    pending: () => queue.length,
-    advance(ms: number) {
-      const end = now + ms;
-      for (;;) {
-        let next: (typeof queue)[number] | undefined;
-        for (const t of queue) if (t.at <= end && (!next || t.at < next.at)) next = t;
-        if (!next) break;
-        const due = next;
-        queue = queue.filter((t) => t !== due);
-        now = due.at;
-        due.cb();
-      }
-      now = end;
-    },
-  };
-}
 
 function setup(timeoutMs = 8000) {
-  const time = fakeTime();
+  const time = createFakeTime();
   const events: string[] = [];
   const watchdog: Watchdog = {
     start: (ms) => events.push(time.now() + ' start ' + ms),
@@ -79,7 +43,7 @@ describe('watchdogTimeoutMs', () => {
 describe('watchdog feeder', () => {
   it('does nothing before start', () => {
     const { time, events } = setup();
-    time.advance(20000);
+    time.advanceSync(20000);
     expect(events).toEqual([]);
     expect(time.pending()).toBe(0);
   });
@@ -87,7 +51,7 @@ describe('watchdog feeder', () => {
   it('starts the hardware watchdog at the timeout and feeds every quarter of it while healthy', () => {
     const { time, events, lines, feeder } = setup(8000);
     feeder.start();
-    time.advance(8000);
+    time.advanceSync(8000);
     expect(events).toEqual(['0 start 8000', '2000 feed', '4000 feed', '6000 feed', '8000 feed']);
     expect(lines).toEqual([]);
     expect(feeder.starving()).toBeUndefined();
@@ -97,9 +61,9 @@ describe('watchdog feeder', () => {
   it('stops feeding once healthy() gives a reason, logs it once, and stays stopped', () => {
     const { time, events, lines, health, feeder } = setup(8000);
     feeder.start();
-    time.advance(4500);
+    time.advanceSync(4500);
     health.reason = 'uplink stuck for 600 s';
-    time.advance(20000);
+    time.advanceSync(20000);
     expect(events).toEqual(['0 start 8000', '2000 feed', '4000 feed']);
     expect(lines).toEqual(['error watchdog: not feeding (uplink stuck for 600 s); the board resets within 6000 ms']);
     expect(feeder.starving()).toBe('uplink stuck for 600 s');
@@ -110,15 +74,15 @@ describe('watchdog feeder', () => {
     const { time, events, health, feeder } = setup(4000);
     feeder.start();
     health.reason = 'sampler silent';
-    time.advance(1000);
+    time.advanceSync(1000);
     health.reason = undefined;
-    time.advance(10000);
+    time.advanceSync(10000);
     expect(events).toEqual(['0 start 4000']);
     expect(feeder.starving()).toBe('sampler silent');
   });
 
   it('treats a throwing health check as unhealthy', () => {
-    const time = fakeTime();
+    const time = createFakeTime();
     const events: string[] = [];
     const lines: string[] = [];
     const feeder = createWatchdogFeeder({
@@ -132,7 +96,7 @@ describe('watchdog feeder', () => {
       log: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
     });
     feeder.start();
-    time.advance(10000);
+    time.advanceSync(10000);
     expect(events).toEqual(['start 8000']);
     expect(feeder.starving()).toBe('health check threw: boom');
     expect(lines).toEqual(['watchdog: not feeding (health check threw: boom); the board resets within 6000 ms']);
@@ -150,7 +114,7 @@ describe('watchdog feeder', () => {
       realFeed();
     };
     feeder.start();
-    time.advance(4000);
+    time.advanceSync(4000);
     expect(events).toEqual(['0 start 4000', '3000 feed', '4000 feed']);
     expect(lines).toEqual(['error watchdog: feed failed: bus']);
   });
@@ -159,7 +123,7 @@ describe('watchdog feeder', () => {
     const { time, events, feeder } = setup(8000);
     feeder.start();
     feeder.start();
-    time.advance(2000);
+    time.advanceSync(2000);
     expect(events).toEqual(['0 start 8000', '2000 feed']);
     expect(time.pending()).toBe(1);
   });
@@ -167,11 +131,11 @@ describe('watchdog feeder', () => {
   it('stop halts the feeding timer and nothing is fed afterwards', () => {
     const { time, events, lines, feeder } = setup(8000);
     feeder.start();
-    time.advance(2000);
+    time.advanceSync(2000);
     feeder.stop();
     feeder.stop();
     expect(time.pending()).toBe(0);
-    time.advance(20000);
+    time.advanceSync(20000);
     expect(events).toEqual(['0 start 8000', '2000 feed']);
     expect(lines).toEqual([]);
     expect(feeder.starving()).toBeUndefined();
@@ -181,11 +145,11 @@ describe('watchdog feeder', () => {
     const { time, events, health, feeder } = setup(8000);
     feeder.start();
     health.reason = 'x';
-    time.advance(2000);
+    time.advanceSync(2000);
     health.reason = undefined;
     feeder.start();
     expect(feeder.starving()).toBeUndefined();
-    time.advance(2000);
+    time.advanceSync(2000);
     expect(events).toEqual(['0 start 8000', '2000 start 8000', '4000 feed']);
   });
 });
