@@ -19,6 +19,8 @@ export interface FakeTime {
   advance(ms: number, settle?: () => Promise<void>): Promise<void>;
   /** advance() for code with no promises in between: fires due timers synchronously. */
   advanceSync(ms: number): void;
+  /** Moves the clock without firing anything, as a blocking call freezes the board's loop. */
+  jump(ms: number): void;
   /** Number of timers waiting. */
   pending(): number;
 }
@@ -61,6 +63,9 @@ export function createFakeTime(startMs = 0): FakeTime {
     now: () => now,
     wall: () => now + wallOffset,
     pending: () => queue.length,
+    jump(ms) {
+      now += ms;
+    },
     advanceSync(ms) {
       const end = now + ms;
       for (;;) {
