@@ -6,16 +6,17 @@
 import type { DeviceConfig, Reading } from '../model';
 import type { Clock, Log, TimerId, Timers } from '../ports/ports';
 import { encodeJson, encodeValue, encodeXml } from '../service/encode';
-import type { Outbox as Queue } from '../queue/types';
+import type { OutboxRecord, Outbox as Queue } from '../queue/types';
 import type { SampleEvent } from './sampler';
 import type { TimeKeeper } from './time';
 
 const COALESCE_MS = 50;
+const SPILL_MAX = 32;
 
 export interface Assembler {
   onSample(e: SampleEvent): void;
   stop(): void;
-  /** Records that could not be encoded (e.g. a value too large to print). */
+  /** Records lost: not encodable (a value too large to print) or not storable (flash failing, RAM spill full). */
   failed(): number;
 }
 
@@ -34,6 +35,8 @@ export function createAssembler(o: {
   const latest: (Reading | undefined)[][] = o.devices.map((d) => d.sensors.map(() => undefined));
   const pending: (TimerId | undefined)[] = o.devices.map(() => undefined);
   let failed = 0;
+  let lost = 0;
+  const spill: OutboxRecord[] = [];
 
   function flush(di: number): void {
     pending[di] = undefined;
@@ -60,7 +63,18 @@ export function createAssembler(o: {
     }
     const wall = o.time.wallAt(upMs);
     const rec = { seq, device: dev.name, payload: enc.text, uptimeMs: upMs, bootId: o.bootId, wallMs: wall };
-    if (!o.queue.push(rec)) o.log.error('outbox: could not store reading ' + seq);
+    // A flash write that fails (file system full or worn) keeps the record in
+    // a small RAM spill, retried in order before the next one; only what
+    // overflows the spill is lost, and counted.
+    spill.push(rec);
+    while (spill.length && o.queue.push(spill[0] as OutboxRecord)) spill.shift();
+    if (spill.length) {
+      o.log.error('outbox: could not store reading ' + seq + '; ' + spill.length + ' held in RAM');
+      if (spill.length > SPILL_MAX) {
+        spill.shift();
+        lost++;
+      }
+    }
     if (o.onQueued) o.onQueued();
   }
 
@@ -93,6 +107,6 @@ export function createAssembler(o: {
         }
       }
     },
-    failed: () => failed,
+    failed: () => failed + lost,
   };
 }

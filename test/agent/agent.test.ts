@@ -173,3 +173,27 @@ describe('memory floor', () => {
     expect(agent.queue.stats().depth).toBe(2);
   });
 });
+
+describe('flash write failures', () => {
+  it('holds records in RAM while the outbox cannot store them and stores them in order once it can', async () => {
+    const time = createFakeTime();
+    const p = createTestPlatform({ time });
+    const inner = createMemoryOutbox({ maxRecords: 1000 });
+    let broken = true;
+    const queue = { ...inner, push: (r: Parameters<typeof inner.push>[0]) => (broken ? false : inner.push(r)) };
+    let up = false;
+    const fw = createFakeWriter(() => (up ? { kind: 'ok', status: 200, bytesSent: 0 } : { kind: 'retry', reason: 'down', bytesSent: 0 }));
+    const made = createAgent({ p, config: testConfig(), queue, bootId: 1, writer: fw.writer });
+    if (!made.ok) throw new Error(made.error);
+    made.agent.start();
+    await time.advance(25000);
+    expect(inner.stats().depth).toBe(0);
+    expect(p.errors.at(-1)).toBe('outbox: could not store reading 9; 9 held in RAM');
+    broken = false;
+    up = true;
+    await time.advance(60000);
+    made.agent.stop();
+    const json = fw.delivered.filter((w) => w.op === 'json').map((w) => seqOf(w.body));
+    expect(json).toEqual([2, 5, 8, 11, 14, 17, 20, 23, 26]);
+  });
+});
