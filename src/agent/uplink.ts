@@ -84,6 +84,8 @@ export function createUplink(o: {
   let attempt = 0;
   let singleOnly = false;
   let idleTimer: TimerId | undefined;
+  let maxBatch = 1;
+  for (const d of o.devices) if (d.format === 'JSON' && d.batch && d.batch > maxBatch) maxBatch = d.batch;
 
   function later(ms: number): void {
     st.nextAttemptMs = o.clock.uptimeMs() + ms;
@@ -99,9 +101,12 @@ export function createUplink(o: {
     return undefined;
   }
 
-  function pickBatch(dev: DeviceConfig): QueueRecord[] {
-    const max = dev.format === 'JSON' && !singleOnly && dev.batch && dev.batch > 1 ? dev.batch : 1;
-    const head = o.queue.peek(max);
+  function batchSize(dev: DeviceConfig): number {
+    return dev.format === 'JSON' && !singleOnly && dev.batch && dev.batch > 1 ? dev.batch : 1;
+  }
+
+  /** The head records of one device that go in one write. */
+  function pickBatch(head: QueueRecord[], dev: DeviceConfig): QueueRecord[] {
     let n = 1;
     while (n < head.length && (head[n] as QueueRecord).device === dev.name) n++;
     return head.slice(0, n);
@@ -118,7 +123,9 @@ export function createUplink(o: {
   }
 
   async function sendHead(): Promise<void> {
-    const head = o.queue.peek(1)[0];
+    // One read of the head serves the device lookup and the batch.
+    const heads = o.queue.peek(maxBatch);
+    const head = heads[0];
     if (!head) {
       attempt = 0;
       // Records of one sample group arrive a few ms apart: switch the radio
@@ -147,7 +154,8 @@ export function createUplink(o: {
       st.lastError = 'Wi-Fi link down: ' + o.link.stats().lastStep;
       return later(backoffMs(++attempt, o.backoff.baseMs, o.backoff.capMs, random));
     }
-    const recs = pickBatch(dev);
+    const recs = pickBatch(heads.slice(0, batchSize(dev)), dev);
+    const droppedBefore = o.queue.stats().dropped;
     const body = payloadOf(dev, recs);
     const ref = { apiKey: o.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin };
     st.requests++;
@@ -160,7 +168,7 @@ export function createUplink(o: {
     st.bytesSent += r.bytesSent;
     if (stopped) return;
     if (r.kind === 'ok') {
-      const k = stillQueued(recs);
+      const k = o.queue.stats().dropped === droppedBefore ? recs.length : stillQueued(recs);
       if (k < recs.length) o.queue.undrop(recs.length - k);
       o.queue.ack(k);
       attempt = 0;
@@ -180,7 +188,7 @@ export function createUplink(o: {
         singleOnly = true;
         return pumpSoon();
       }
-      if (stillQueued(recs)) o.queue.reject(r.reason);
+      if (o.queue.stats().dropped === droppedBefore || stillQueued(recs)) o.queue.reject(r.reason);
       st.rejected++;
       o.log.error('uplink: seq ' + head.seq + ' rejected: ' + r.reason);
       return pumpSoon();

@@ -78,6 +78,8 @@ function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/** Bytes read at a time by peek(): a few typical records. */
+const PEEK_WINDOW = 512;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
@@ -269,11 +271,16 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       try {
         for (let i = 0; i < segs.length && out.length < n; i++) {
           const s = segs[i]!;
-          const from = i ? 0 : headOff;
-          const b = files.readAt(name(s.id), from, s.end - from);
-          let len: number;
-          for (let p = 0; out.length < n && (len = frameSize(b, p)) && p + len <= b.length; p += len) {
-            out.push(decodeFrame(b, p));
+          // Read in small windows, not the whole segment: the uplink peeks
+          // once or twice per request, and each read is garbage on the heap.
+          for (let pos = i ? 0 : headOff; pos < s.end && out.length < n; ) {
+            let b = files.readAt(name(s.id), pos, Math.min(s.end - pos, PEEK_WINDOW));
+            let p = 0;
+            let len: number;
+            if (frameSize(b, 0) > b.length) b = files.readAt(name(s.id), pos, frameSize(b, 0));
+            for (; out.length < n && (len = frameSize(b, p)) && p + len <= b.length; p += len) out.push(decodeFrame(b, p));
+            if (!p) break;
+            pos += p;
           }
         }
       } catch (e) {
