@@ -57,6 +57,15 @@ export function createFakeTime(startMs = 0): FakeTime {
     for (const t of queue) if (t.at <= end && (!due || t.at < due.at || (t.at === due.at && t.id < due.id))) due = t;
     return due;
   };
+  /** Fires the earliest timer due by `end`, moving the clock to it; false when none is due. */
+  const fireNext = (end: number): boolean => {
+    const due = next(end);
+    if (!due) return false;
+    queue = queue.filter((t) => t !== due);
+    now = Math.max(now, due.at);
+    due.cb();
+    return true;
+  };
   return {
     clock,
     timers,
@@ -68,26 +77,13 @@ export function createFakeTime(startMs = 0): FakeTime {
     },
     advanceSync(ms) {
       const end = now + ms;
-      for (;;) {
-        const due = next(end);
-        if (!due) break;
-        queue = queue.filter((t) => t !== due);
-        now = Math.max(now, due.at);
-        due.cb();
-      }
+      while (fireNext(end));
       now = end;
     },
     async advance(ms, settle = flushPromises) {
       const end = now + ms;
       await settle();
-      for (;;) {
-        const due = next(end);
-        if (!due) break;
-        queue = queue.filter((t) => t !== due);
-        now = Math.max(now, due.at);
-        due.cb();
-        await settle();
-      }
+      while (fireNext(end)) await settle();
       now = end;
     },
   };
