@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/agent';
-import { provisionDevice } from '../../src/agent/provision';
 import { createHttpClient } from '../../src/net/http';
 import { createMemoryOutbox } from '../../src/queue/memory';
 import { createServiceClient } from '../../src/service/client';
@@ -16,6 +15,7 @@ import { createNodeTime } from '../../host/ports/time';
 import { startService } from '../../host/service/server';
 import type { RunningService, WriteEvent } from '../../host/service/server';
 import { testConfig } from '../fakes/config';
+import { provisionConfig } from '../fakes/provision';
 import { createTestPlatform } from '../fakes/platform';
 import { createFakeTime, flushPromises } from '../fakes/time';
 
@@ -40,16 +40,7 @@ afterAll(async () => {
 describe('a simulated hour against the local service', () => {
   it('delivers every reading in order as value, JSON and XML writes and reads them back', async () => {
     // Provisioned through the agent's own path: key generation, then devices.
-    const cfg = testConfig(svc.url);
-    let apiKey: string | undefined;
-    for (const d of cfg.devices) {
-      const r = await provisionDevice({ client, email: 'e2e@example.com', password: 'pw-e2e-1', deviceName: d.name, format: d.format, apiKey });
-      if (!r.ok) throw new Error(r.error);
-      apiKey = r.apiKey;
-      d.deviceId = r.deviceId;
-      d.devicePin = r.devicePin;
-    }
-    cfg.service.apiKey = apiKey!;
+    const cfg = await provisionConfig(svc.url, testConfig(), 'e2e@example.com', 'pw-e2e-1');
     for (const s of cfg.sensors) s.intervalMs = 30000;
 
     const writes: WriteEvent[] = [];

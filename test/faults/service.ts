@@ -4,15 +4,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { provisionDevice } from '../../src/agent/provision';
 import type { AgentConfig } from '../../src/config/types';
-import { createHttpClient } from '../../src/net/http';
-import { createServiceClient } from '../../src/service/client';
-import { createNodeSockets } from '../../host/ports/sockets';
-import { createNodeTime } from '../../host/ports/time';
 import { startService } from '../../host/service/server';
 import type { FaultOptions, RunningService, WriteEvent } from '../../host/service/server';
 import { testConfig } from '../fakes/config';
+import { provisionConfig } from '../fakes/provision';
 import { unstamp } from './harness';
 
 export interface TestService {
@@ -28,19 +24,7 @@ export async function startTestService(faults?: FaultOptions, url?: (svcUrl: str
   // Provisioning runs without faults; the service is then restarted over the
   // same journal with them.
   const plain = await startService({ dataDir: dir, log: () => undefined });
-  const { timers } = createNodeTime();
-  const made = createServiceClient({ http: createHttpClient({ sockets: createNodeSockets(), timers }), baseUrl: plain.url });
-  if (!made.ok) throw new Error(made.error);
-  const config = testConfig();
-  let apiKey: string | undefined;
-  for (const d of config.devices) {
-    const r = await provisionDevice({ client: made.client, email: 'faults@example.com', password: 'pw-faults-1', deviceName: d.name, format: d.format, apiKey });
-    if (!r.ok) throw new Error(r.error);
-    apiKey = r.apiKey;
-    d.deviceId = r.deviceId;
-    d.devicePin = r.devicePin;
-  }
-  config.service.apiKey = apiKey!;
+  const config = await provisionConfig(plain.url, testConfig(), 'faults@example.com', 'pw-faults-1');
   await plain.close();
   const svc = await startService({ dataDir: dir, log: () => undefined, faults });
   config.service.url = url ? url(svc.url) : svc.url;

@@ -14,6 +14,7 @@ import type { KvStore } from '../../src/ports/ports';
 import { startService } from '../../host/service/server';
 import type { RunningService, WriteEvent } from '../../host/service/server';
 import { createMemoryFileStore } from '../fakes/files';
+import { provisionConfig } from '../fakes/provision';
 import type { MemoryFileStore } from '../fakes/files';
 import { createTestPlatform, memoryKv } from '../fakes/platform';
 import type { TestPlatform } from '../fakes/platform';
@@ -86,22 +87,4 @@ export async function until(pred: () => boolean, what: string): Promise<void> {
 }
 
 /** testConfig's three devices created at the service, with the key and ids filled in. */
-export async function provisioned(url: string, cfg: AgentConfig): Promise<AgentConfig> {
-  const { createHttpClient } = await import('../../src/net/http');
-  const { createServiceClient } = await import('../../src/service/client');
-  const { provisionDevice } = await import('../../src/agent/provision');
-  const { createNodeSockets } = await import('../../host/ports/sockets');
-  const { createNodeTime } = await import('../../host/ports/time');
-  const made = createServiceClient({ http: createHttpClient({ sockets: createNodeSockets(), timers: createNodeTime().timers }), baseUrl: url });
-  if (!made.ok) throw new Error(made.error);
-  let apiKey: string | undefined;
-  for (const d of cfg.devices) {
-    const r = await provisionDevice({ client: made.client, email: 'rt@example.com', password: 'pw-rt-0001', deviceName: d.name, format: d.format, apiKey });
-    if (!r.ok) throw new Error(r.error);
-    apiKey = r.apiKey;
-    d.deviceId = r.deviceId;
-    d.devicePin = r.devicePin;
-  }
-  cfg.service = { url, apiKey: apiKey! };
-  return cfg;
-}
+export const provisioned = (url: string, cfg: AgentConfig): Promise<AgentConfig> => provisionConfig(url, cfg, 'rt@example.com', 'pw-rt-0001');
