@@ -156,7 +156,9 @@ describe('console commands', () => {
     await b.run(15000);
     b.rt.stop();
     expect(service.writes.slice(before).some((w) => w.deviceId === dev.deviceId && w.format === 'JSON')).toBe(true);
-    expect(b.out().join('\n')).not.toContain('hunter2-secret');
+    // Not even the first characters of the account password are printed.
+    expect(b.out().join('\n')).not.toContain('hunt');
+    expect(b.out()).toContain('provision: field@example.com (password of 14 characters): creating JSON device greenhouse');
     for (const path of board.files.paths()) {
       expect(new TextDecoder().decode(board.files.contents(path))).not.toContain('hunter2-secret');
     }
