@@ -162,7 +162,7 @@ export function installCommands(rt: Runtime): Record<string, (...a: unknown[]) =
       const names = rt.editor().pending().sensors.map((s) => s.name);
       if (!names.length) return fail("provision: add a sensor first, e.g. set('sensor.temp.kind', 'temperature')");
       const sensors = format === 'Value' ? [names[0] as string] : names;
-      out('provision: ' + email + ' (password of ' + password.length + ' characters): creating ' + format + ' device ' + deviceName);
+      out('provision: creating ' + format + ' device ' + deviceName + ' for ' + email);
       const existing = rt.editor().pending().service.apiKey;
       void rt
         .connect()

@@ -158,7 +158,7 @@ describe('console commands', () => {
     expect(service.writes.slice(before).some((w) => w.deviceId === dev.deviceId && w.format === 'JSON')).toBe(true);
     // Not even the first characters of the account password are printed.
     expect(b.out().join('\n')).not.toContain('hunt');
-    expect(b.out()).toContain('provision: field@example.com (password of 14 characters): creating JSON device greenhouse');
+    expect(b.out()).toContain('provision: creating JSON device greenhouse for field@example.com');
     for (const path of board.files.paths()) {
       expect(new TextDecoder().decode(board.files.contents(path))).not.toContain('hunter2-secret');
     }
