@@ -1,91 +1,161 @@
-// Exact request bytes the agent puts on the wire for one write of each
-// format, next to the smallest request the spec allows for the same data.
+// Bytes on the wire per write: the exact request bytes the HTTP client hands
+// to its socket for one write of each format, next to the smallest request
+// the spec allows for the same data. Shared by `npm run bench` and the budget
+// test, so both judge the same figure.
+import { stampPayload } from '../../src/agent/stamp';
+import type { DataFormat, DeviceConfig, Reading } from '../../src/model';
 import { createHttpClient } from '../../src/net/http';
-import type { SocketFactory, Timers } from '../../src/ports/ports';
+import type { Socket, SocketFactory, SocketHandlers, Timers } from '../../src/ports/ports';
 import { createServiceClient } from '../../src/service/client';
 import { encodeJson, encodeXml } from '../../src/service/encode';
-import type { DeviceConfig, Reading } from '../../src/model';
 
-const REPLY = new TextEncoder().encode('HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nValue updated');
+/** A realistic field setup: a LAN address with a port, a 32-character key. */
+export const BASE = 'http://192.168.1.10:8080';
+export const HOST_HEADER = '192.168.1.10:8080';
+export const API_KEY = '3f0c9a1e0b6d4c2e8f7a5b3c1d9e0f2a';
+export const DEVICE_ID = 12;
+export const DEVICE_PIN = 4821;
+export const VALUE_TEXT = '21.50';
+/** The wall time stamped on JSON and XML bodies: known after the first reply's Date, so the usual case. */
+export const WALL_MS = Date.UTC(2026, 10, 22, 8, 5, 0);
 
-/** A socket that records what is written and answers each request with 200 once it is complete. */
-export function scriptedSockets(): { sockets: SocketFactory; sent: string[] } {
-  const sent: string[] = [];
-  const sockets: SocketFactory = {
-    connect(_host, _port, h) {
-      let req = '';
-      let answered = false;
-      let closed = false;
-      void Promise.resolve().then(() => h.onConnect());
-      return {
-        write(bytes) {
-          req += Buffer.from(bytes).toString('latin1');
-          const head = req.indexOf('\r\n\r\n');
-          if (head < 0 || answered) return;
-          const len = /\r\nContent-Length: (\d+)/i.exec(req.slice(0, head));
-          if (req.length - head - 4 < (len ? Number(len[1]) : 0)) return;
-          answered = true;
-          sent.push(req);
-          void Promise.resolve().then(() => {
-            if (closed) return;
-            h.onData(REPLY);
-          });
-        },
-        destroy() {
-          closed = true;
-        },
-      };
-    },
-  };
-  return { sockets, sent };
+const REPLY_TEXT = 'HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nValue updated';
+const REPLY = new TextEncoder().encode(REPLY_TEXT);
+export const REPLY_BYTES = REPLY.length;
+
+export interface ScriptedSockets {
+  sockets: SocketFactory;
+  /** Every complete request, byte for byte, in order (unless told not to keep them). */
+  requests: Uint8Array[];
+  connects: number;
 }
 
-export const immediateTimers: Timers = {
-  setTimeout: (cb, ms) => setTimeout(cb, ms),
-  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+function latin1(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.length).toString('latin1');
+}
+
+/**
+ * Sockets that connect at once, keep every byte written and answer a complete
+ * request (head plus Content-Length bytes of body) with a 200. Events arrive
+ * as promise callbacks, as from the board's event loop, never inside write().
+ */
+export function scriptedSockets(o: { keep?: boolean } = {}): ScriptedSockets {
+  const keep = o.keep !== false;
+  const st: ScriptedSockets = { sockets: { connect }, requests: [], connects: 0 };
+  function connect(_host: string, _port: number, h: SocketHandlers): Socket {
+    st.connects++;
+    let got: Uint8Array = new Uint8Array(0);
+    let answered = false;
+    let closed = false;
+    void Promise.resolve().then(() => {
+      if (!closed) h.onConnect();
+    });
+    return {
+      write(bytes: Uint8Array) {
+        got = got.length ? concat(got, bytes) : bytes.slice();
+        if (answered) return;
+        const text = latin1(got);
+        const end = text.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const cl = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end));
+        if (got.length < end + 4 + (cl ? Number(cl[1]) : 0)) return;
+        answered = true;
+        if (keep) st.requests.push(got);
+        void Promise.resolve().then(() => {
+          if (!closed) h.onData(REPLY);
+        });
+      },
+      destroy() {
+        closed = true;
+      },
+    };
+  }
+  return st;
+}
+
+/** Timers that never fire: the scripted socket answers before any deadline could matter. */
+export const idleTimers: Timers = {
+  setTimeout: () => 0,
+  clearTimeout: () => undefined,
 };
 
-export const BASE = 'http://192.168.1.10:8080';
-export const HOST = '192.168.1.10:8080';
-export const KEY = '3f0c9a1e0b6d4c2e8f7a5b3c1d9e0f2a';
-export const REF = { apiKey: KEY, deviceId: 12, devicePin: 4821 };
-
-function readings(): Reading[] {
-  const r = (sensorId: string, value: number, unit: string, decimals?: number): Reading => ({ sensorId, value, unit, seq: 812, uptimeMs: 3600000, bootId: 3, decimals });
-  return [r('temp', 21.5, 'C'), r('light', 0.43, 'V'), r('door', 1, '', 0)];
+/**
+ * The smallest request the spec allows (our reading of HTTP/1.1 and the
+ * service spec): request line and Host (the port included, as it is not 80);
+ * for a POST also Content-Length and the body. No Content-Type, no
+ * Connection, no User-Agent: the spec asks for none of them.
+ */
+export function minimalRequest(method: 'GET' | 'POST', path: string, body?: string): string {
+  let head = method + ' ' + path + ' HTTP/1.1\r\nHost: ' + HOST_HEADER + '\r\n';
+  if (body !== undefined) head += 'Content-Length: ' + Buffer.byteLength(body, 'utf8') + '\r\n';
+  return head + '\r\n' + (body ?? '');
 }
 
 export interface WireRow {
-  format: string;
+  format: DataFormat;
+  /** Bytes the client wrote to the socket. */
   sent: number;
+  /** Bytes of the smallest request the spec allows for the same data. */
   minimal: number;
   ratio: number;
+  /** Payload bytes: the Data segment for Value, the body otherwise. */
+  payload: number;
+  /** The request as sent (latin1 view of the bytes). */
   request: string;
+  minimalRequest: string;
 }
 
-/** One write per format through the real HTTP and service clients. */
+function device(format: DataFormat): DeviceConfig {
+  return { name: 'd', deviceId: DEVICE_ID, devicePin: DEVICE_PIN, format, sensors: ['temp'], decimals: 2 };
+}
+
+const reading: Reading = { sensorId: 'temp', value: 21.5, unit: 'C', seq: 812, uptimeMs: 3600000, bootId: 3 };
+
+/** The body the uplink sends for one reading of 21.50 on a JSON or XML device, time known. */
+export function bodyFor(format: 'JSON' | 'XML'): string {
+  const e = format === 'JSON' ? encodeJson(device(format), [reading]) : encodeXml(device(format), [reading]);
+  if (!e.ok) throw new Error('encoding failed: ' + e.error);
+  return stampPayload(format, e.text, WALL_MS);
+}
+
+/** One write per format through the real service and HTTP clients. */
 export async function measureWire(): Promise<WireRow[]> {
-  const { sockets, sent } = scriptedSockets();
-  const made = createServiceClient({ http: createHttpClient({ sockets, timers: immediateTimers }), baseUrl: BASE });
+  const s = scriptedSockets();
+  const made = createServiceClient({ http: createHttpClient({ sockets: s.sockets, timers: idleTimers }), baseUrl: BASE });
   if (!made.ok) throw new Error(made.error);
   const c = made.client;
-  const dev = (format: DeviceConfig['format']): DeviceConfig => ({ name: 'd', deviceId: 12, devicePin: 4821, format, sensors: ['temp', 'light', 'door'] });
-  const json = encodeJson(dev('JSON'), readings());
-  const xml = encodeXml(dev('XML'), readings());
-  if (!json.ok || !xml.ok) throw new Error('encoding failed');
+  const ref = { apiKey: API_KEY, deviceId: DEVICE_ID, devicePin: DEVICE_PIN };
+  const dev = '/' + API_KEY + '/' + DEVICE_ID + '/' + DEVICE_PIN;
+  const json = bodyFor('JSON');
+  const xml = bodyFor('XML');
+  const cases: { format: DataFormat; write: () => Promise<{ kind: string }>; minimal: string; payload: string }[] = [
+    { format: 'Value', write: () => c.writeValue(ref, VALUE_TEXT), minimal: minimalRequest('GET', '/api/updatedevicevalue' + dev + '/' + VALUE_TEXT), payload: VALUE_TEXT },
+    { format: 'JSON', write: () => c.writeJson(ref, json), minimal: minimalRequest('POST', '/api/updatedevicejson' + dev, json), payload: json },
+    { format: 'XML', write: () => c.writeXml(ref, xml), minimal: minimalRequest('POST', '/api/updatedevicexml' + dev, xml), payload: xml },
+  ];
   const rows: WireRow[] = [];
-  const add = (format: string, request: string, minimal: string): void => {
-    rows.push({ format, sent: Buffer.byteLength(request, 'latin1'), minimal: Buffer.byteLength(minimal, 'utf8'), ratio: 0, request });
-  };
-  await c.writeValue(REF, '21.50');
-  add('Value', sent[0]!, `GET /api/updatedevicevalue/${KEY}/12/4821/21.50 HTTP/1.1\r\nHost: ${HOST}\r\n\r\n`);
-  // The smallest POST the spec allows: request line, Host, the body's length, the body.
-  const post = (op: string, body: string): string =>
-    `POST /api/${op}/${KEY}/12/4821 HTTP/1.1\r\nHost: ${HOST}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-  await c.writeJson(REF, json.text);
-  add('JSON', sent[1]!, post('updatedevicejson', json.text));
-  await c.writeXml(REF, xml.text);
-  add('XML', sent[2]!, post('updatedevicexml', xml.text));
-  for (const r of rows) r.ratio = r.sent / r.minimal;
+  for (const k of cases) {
+    const before = s.requests.length;
+    const r = await k.write();
+    const sent = s.requests[before];
+    if (r.kind !== 'ok' || !sent) throw new Error(k.format + ' write did not complete: ' + r.kind);
+    const minimal = Buffer.byteLength(k.minimal, 'utf8');
+    rows.push({
+      format: k.format,
+      sent: sent.length,
+      minimal,
+      ratio: sent.length / minimal,
+      payload: Buffer.byteLength(k.payload, 'utf8'),
+      request: latin1(sent),
+      minimalRequest: k.minimal,
+    });
+  }
   return rows;
 }
