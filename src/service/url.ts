@@ -52,6 +52,8 @@ export function parseBaseUrl(url: string): BaseUrl {
  */
 export function encodeSegment(s: string): string {
   const dots = s === '.' || s === '..';
+  // Keys, ids and numbers are plain ASCII: no byte-by-byte work for them.
+  if (!dots && /^[A-Za-z0-9._~-]*$/.test(s)) return s;
   let out = '';
   utf8(s, (b) => {
     const ch = String.fromCharCode(b);
