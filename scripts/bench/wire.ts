@@ -109,20 +109,40 @@ export interface WireRow {
   payload: number;
   /** The request as sent (latin1 view of the bytes). */
   request: string;
+  /** Header lines beyond the minimal request, each with its byte count (CRLF included). */
+  extra: { line: string; bytes: number }[];
   minimalRequest: string;
 }
 
 function device(format: DataFormat): DeviceConfig {
-  return { name: 'd', deviceId: DEVICE_ID, devicePin: DEVICE_PIN, format, sensors: ['temp'], decimals: 2 };
+  return { name: 'd', deviceId: DEVICE_ID, devicePin: DEVICE_PIN, format, sensors: READING.map((r) => r.sensorId), decimals: 2 };
 }
 
-const reading: Reading = { sensorId: 'temp', value: 21.5, unit: 'C', seq: 812, uptimeMs: 3600000, bootId: 3 };
+/**
+ * One sample round of the three test sensors as the assembler hands it to
+ * the encoders: one seq for the group, the door a whole number. The light
+ * and door values are ours; only 21.50 is given.
+ */
+export const READING: readonly Reading[] = [
+  { sensorId: 'temp', value: 21.5, unit: 'C', seq: 812, uptimeMs: 3600000, bootId: 3 },
+  { sensorId: 'light', value: 1.65, unit: 'V', seq: 812, uptimeMs: 3600000, bootId: 3 },
+  { sensorId: 'door', value: 1, unit: '', seq: 812, uptimeMs: 3600000, bootId: 3, decimals: 0 },
+];
+export const READING_TEXT = 'temp 21.50 C, light 1.65 V, door 1';
 
-/** The body the uplink sends for one reading of 21.50 on a JSON or XML device, time known. */
+/** The body the uplink sends for one 3-sensor reading on a JSON or XML device, wall time known (stamped at send). */
 export function bodyFor(format: 'JSON' | 'XML'): string {
-  const e = format === 'JSON' ? encodeJson(device(format), [reading]) : encodeXml(device(format), [reading]);
+  const rs = READING.map((r) => ({ ...r }));
+  const e = format === 'JSON' ? encodeJson(device(format), rs) : encodeXml(device(format), rs);
   if (!e.ok) throw new Error('encoding failed: ' + e.error);
   return stampPayload(format, e.text, WALL_MS);
+}
+
+/** Header lines the client sent that the minimal request does not have. */
+function extraHeaders(sent: string, minimal: string): string[] {
+  const lines = (t: string): string[] => t.slice(0, t.indexOf('\r\n\r\n')).split('\r\n').slice(1);
+  const min = lines(minimal);
+  return lines(sent).filter((l) => min.indexOf(l) < 0);
 }
 
 /** One write per format through the real service and HTTP clients. */
@@ -154,6 +174,7 @@ export async function measureWire(): Promise<WireRow[]> {
       ratio: sent.length / minimal,
       payload: Buffer.byteLength(k.payload, 'utf8'),
       request: latin1(sent),
+      extra: extraHeaders(latin1(sent), k.minimal).map((line) => ({ line, bytes: line.length + 2 })),
       minimalRequest: k.minimal,
     });
   }
