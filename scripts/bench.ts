@@ -70,42 +70,66 @@ async function wire(): Promise<Row[]> {
   });
 }
 
-async function batching(): Promise<Row[]> {
-  const rows: Row[] = [];
-  for (const n of [1, 5, 20]) {
-    let down = true;
-    const fw = createFakeWriter(() => (down ? { kind: 'retry', reason: 'service down', bytesSent: 0 } : { kind: 'ok', status: 200, bytesSent: 0 }));
-    const c = benchConfig(DEFAULT_INTERVAL_MS);
-    c.devices = [{ ...c.devices[1]!, batch: n }];
-    const sim = startAgent(c, fw.writer);
-    await sim.advance(3600000);
-    const failed = fw.writes.length;
-    const backlog = sim.agent.queue.stats().depth;
-    down = false;
-    const w0 = fw.writes.length;
-    const d0 = sim.agent.uplink.stats().delivered;
-    let waited = 0;
-    while (sim.agent.queue.stats().depth > 0 && waited < 1800000) {
-      await sim.advance(1000);
-      waited += 1000;
-    }
-    const drainReq = fw.writes.length - w0;
-    const drained = sim.agent.uplink.stats().delivered - d0;
-    // Steady state afterwards: one hour with the service up.
-    const w1 = fw.writes.length;
-    const d1 = sim.agent.uplink.stats().delivered;
-    await sim.advance(3600000);
-    const liveReq = fw.writes.length - w1;
-    const live = sim.agent.uplink.stats().delivered - d1;
-    sim.agent.stop();
-    rows.push([
-      '3',
-      `JSON batch ${n}${n === 1 ? ' (batching off)' : ''}: requests per reading, backlog drain`,
-      `${(drainReq / drained).toFixed(3)} (${drainReq} requests for ${drained} readings, drained in ${waited / 1000} s); afterwards ${(liveReq / live).toFixed(3)}`,
-      `1 h outage at 60 s: ${backlog} readings queued, ${failed} failed attempts (backoff 2 s..300 s); scripted writer, fake clock`,
-    ]);
+/** Runs `f` with Math.random seeded, so the backoff jitter and the figures repeat from run to run. */
+async function seeded<T>(seed: number, f: () => Promise<T>): Promise<T> {
+  const real = Math.random;
+  let x = seed >>> 0;
+  Math.random = () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x / 4294967296;
+  };
+  try {
+    return await f();
+  } finally {
+    Math.random = real;
   }
+}
+
+async function batching(): Promise<Row[]> {
+  const json = (await measureWire()).find((w) => w.format === 'JSON')!;
+  const headBytes = json.sent - json.payload;
+  const rows: Row[] = [];
+  for (const n of [1, 5, 20]) rows.push(await seeded(42, () => drain(n, headBytes)));
   return rows;
+}
+
+async function drain(n: number, headBytes: number): Promise<Row> {
+  let down = true;
+  let firstOkMs = -1;
+  const fw = createFakeWriter(() => {
+    if (down) return { kind: 'retry', reason: 'service down', bytesSent: 0 };
+    if (firstOkMs < 0) firstOkMs = sim.time.now();
+    return { kind: 'ok', status: 200, bytesSent: 0 };
+  });
+  const c = benchConfig(DEFAULT_INTERVAL_MS);
+  c.devices = [{ ...c.devices[1]!, batch: n }];
+  const sim = startAgent(c, fw.writer);
+  await sim.advance(3600000);
+  const failed = fw.writes.length;
+  const backlog = sim.agent.queue.stats().depth;
+  down = false;
+  const upMs = sim.time.now();
+  const w0 = fw.writes.length;
+  const d0 = sim.agent.uplink.stats().delivered;
+  while (sim.agent.queue.stats().depth > 0 && sim.time.now() - upMs < 1800000) await sim.advance(1000);
+  const emptyMs = sim.time.now();
+  const drainReq = fw.writes.length - w0;
+  let wire = 0;
+  for (const w of fw.writes.slice(w0)) wire += headBytes + Buffer.byteLength(w.body, 'utf8');
+  const drained = sim.agent.uplink.stats().delivered - d0;
+  // Steady state afterwards: one hour with the service up.
+  const w1 = fw.writes.length;
+  const d1 = sim.agent.uplink.stats().delivered;
+  await sim.advance(3600000);
+  const liveReq = fw.writes.length - w1;
+  const live = sim.agent.uplink.stats().delivered - d1;
+  sim.agent.stop();
+  return [
+    '3',
+    `JSON batch ${n}${n === 1 ? ' (batching off)' : ''}: requests per reading, backlog drain`,
+    `${(drainReq / drained).toFixed(3)} (${drainReq} requests for ${drained} readings; first success ${((firstOkMs - upMs) / 1000).toFixed(1)} s after recovery, the pending backoff; queue empty ${((emptyMs - firstOkMs) / 1000).toFixed(0)} s later, 1 s steps); ≈ ${(wire / drained).toFixed(0)} B on the wire per reading; afterwards ${(liveReq / live).toFixed(3)}`,
+    `JSON device of testConfig (3 sensors, 60 s), 1 h outage: ${backlog} readings queued, ${failed} failed attempts (backoff 2 s..300 s, jitter seeded), then every write answers 200; "afterwards" = the next hour; scripted writer, fake clock; wire = each body as the writer got it (no ts: a scripted writer gives no Date, so wall time stays unknown) + the ${headBytes} B request head of §2's JSON write`,
+  ];
 }
 
 /** A socket that answers every request at once and keeps nothing: only the client's own allocation shows. */
