@@ -234,7 +234,7 @@ async function day(): Promise<Row[]> {
       '5',
       label,
       `${d.requests} requests, ${d.bytes} B sent, radio active ≈ ${(activeMs / 1000).toFixed(0)} s, ≈ ${mAh.toFixed(1)} mAh radio`,
-      `${d.readings} readings, ${d.retries} retries; model: ${REQUEST_MS} ms per request + bytes (sent + ${REPLY_BYTES} B reply) at ${PHY_BITS_PER_MS / 1000} Mbit/s + ${JOIN_MS / 1000} s per join; ${ACTIVE_MA} mA active, ${IDLE_MA} mA associated idle (assumptions)`,
+      `${d.readings} records delivered (one per device per sample round), ${d.retries} retries; model: ${REQUEST_MS} ms per request + bytes (sent + ${REPLY_BYTES} B reply) at ${PHY_BITS_PER_MS / 1000} Mbit/s + ${JOIN_MS / 1000} s per join; ${ACTIVE_MA} mA active, ${IDLE_MA} mA associated idle (assumptions)`,
     ]);
     if (radioOff) {
       const ignored = intervalMs < RADIO_OFF_MIN_INTERVAL_MS;
