@@ -1,4 +1,9 @@
+// The boot sequence on a board booted again and again over the same flash:
+// no config, a broken one, Kaluma's Wi-Fi keys, a full one delivering to a
+// local service, crash loops into safe mode, healthy boots, the watchdog's
+// arming and the last-known-good revert.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConfigStore } from '../../src/config/store';
 import { HEALTHY_AFTER_MS } from '../../src/runtime';
 import { testConfig } from '../fakes/config';
 import { Board, localService, provisioned } from './harness';
@@ -11,27 +16,54 @@ afterAll(async () => {
   await service.close();
 });
 
-describe('boot', () => {
-  it('with no configuration: console only, naming exactly what to set, sampling nothing', async () => {
-    const b = new Board().boot();
+/** A port nobody listens on: every request fails to connect, so the uplink retries. */
+const DEAD_URL = 'http://127.0.0.1:9';
+const text = (bytes: Uint8Array | undefined): string => new TextDecoder().decode(bytes);
+const stateJson = (board: Board): unknown => JSON.parse(text(board.files.contents('state.json')));
+
+describe('boot without a usable configuration', () => {
+  it('with no configuration: console only, naming exactly the missing keys, sampling nothing', async () => {
+    const board = new Board();
+    const b = board.boot();
     expect(b.rt.mode()).toBe('console-only');
     expect(b.rt.why()).toBe('not configured: set wifi.ssid, service.url, service.apiKey, device.<name>');
+    expect(b.out()).toContain('agent: console only: not configured: set wifi.ssid, service.url, service.apiKey, device.<name>');
     expect(b.out()).toContain("type help() for the commands, e.g. set('wifi.ssid', 'my-net')");
+    expect(b.p.errors).toEqual([]);
     await b.run(120000);
     expect(b.rt.agent()).toBeUndefined();
+    expect(b.rt.queue.stats().depth).toBe(0);
     expect(b.rt.queue.stats().nextSeq).toBe(1);
+    expect(b.p.feeds).toBe(0);
+    // Nothing was written as config: the next boot still finds none.
+    expect(board.files.contents('config.json')).toBeUndefined();
   });
 
-  it('with an invalid saved configuration: console only, every error listed', () => {
+  it('names only what is still missing when part of the configuration is there', () => {
+    const board = new Board();
+    const cfg = testConfig('');
+    cfg.service.apiKey = '';
+    board.save(cfg);
+    const b = board.boot();
+    expect(b.rt.mode()).toBe('console-only');
+    expect(b.rt.why()).toBe('not configured: set service.url, service.apiKey');
+  });
+
+  it('with a forbidden pin and an out-of-range limit saved: console only, every error listed', () => {
     const board = new Board();
     board.files.write('config.json', new TextEncoder().encode('{"sensors":[{"name":"t","kind":"digital","pin":23}],"agent":{"backoffBaseMs":5}}'));
     const b = board.boot();
     expect(b.rt.mode()).toBe('console-only');
+    expect(b.rt.why()).toBe('saved configuration invalid (see the errors above); fix with set() and save()');
+    expect(b.rt.agent()).toBeUndefined();
     expect(b.p.errors).toContain('config: the saved configuration is invalid; starting with the console only:');
     expect(b.p.errors.filter((l) => l.startsWith('  '))).toEqual([
       '  agent.backoffBaseMs: must be a whole number from 100 to 60000',
       '  sensor.t.pin: pin 23: GP23 belongs to the Wi-Fi radio (WL_ON) and must never be used',
     ]);
+    // The defaults run instead, so the console works with safe values.
+    expect(b.rt.config().sensors).toEqual([]);
+    expect(b.rt.config().agent.backoffBaseMs).toBe(2000);
   });
 
   it('with garbage in config.json: console only, and it says the file is not JSON', () => {
@@ -39,7 +71,20 @@ describe('boot', () => {
     board.files.write('config.json', new TextEncoder().encode('{"wifi": '));
     const b = board.boot();
     expect(b.rt.mode()).toBe('console-only');
-    expect(b.p.errors.join('\n')).toMatch(/config\.json/);
+    expect(b.p.errors).toContain('config: config.json is invalid; running on defaults until fixed');
+    expect(b.p.errors).toContain('  config.json: unreadable or not JSON (Unexpected end of JSON input)');
+    // The broken file is left as it was for a person to inspect.
+    expect(text(board.files.contents('config.json'))).toBe('{"wifi": ');
+  });
+
+  // BUG (src/config/store.ts load() line 102 and src/runtime.ts line 264):
+  // every config error is logged twice at boot, once by store.load() as
+  // 'config: <e>' and again by boot() as '  <e>' under its heading.
+  it.skip('logs each error of an invalid saved configuration once', () => {
+    const board = new Board();
+    board.files.write('config.json', new TextEncoder().encode('{"agent":{"backoffBaseMs":5}}'));
+    const b = board.boot();
+    expect(b.p.errors.filter((l) => l.includes('agent.backoffBaseMs')).length).toBe(1);
   });
 
   it("takes Wi-Fi from Kaluma's storage keys when the config has none", () => {
@@ -51,98 +96,294 @@ describe('boot', () => {
     expect(b.rt.why()).toBe('not configured: set service.url, service.apiKey, device.<name>');
   });
 
-  it('with a full configuration: runs and delivers to the service', async () => {
+  it("uses the storage password only for the storage network, never for the config's own SSID", () => {
+    const board = new Board();
+    board.kv.set('WIFI_SSID', 'shed-net');
+    board.kv.set('WIFI_PASSWORD', 'shed-password');
+    const cfg = testConfig(DEAD_URL);
+    cfg.wifi = { ssid: 'field-net', password: '' };
+    board.save(cfg);
+    const b = board.boot();
+    expect(b.rt.config().wifi).toEqual({ ssid: 'field-net', password: '' });
+    b.rt.stop();
+  });
+
+  it('fills in the storage password when the config names the same network without one', () => {
+    const board = new Board();
+    board.kv.set('WIFI_SSID', 'field-net');
+    board.kv.set('WIFI_PASSWORD', 'stored-pass');
+    const cfg = testConfig(DEAD_URL);
+    cfg.wifi = { ssid: 'field-net', password: '' };
+    board.save(cfg);
+    const b = board.boot();
+    expect(b.rt.mode()).toBe('running');
+    expect(b.rt.config().wifi).toEqual({ ssid: 'field-net', password: 'stored-pass' });
+    b.rt.stop();
+  });
+
+  it('ignores a storage password that breaks the rules, and says where it came from', () => {
+    const board = new Board();
+    board.kv.set('WIFI_SSID', 'shed-net');
+    board.kv.set('WIFI_PASSWORD', 'short');
+    const b = board.boot();
+    expect(b.rt.config().wifi).toEqual({ ssid: '', password: '' });
+    expect(b.p.errors).toContain('config: wifi.password: 8-63 characters, or empty for an open network (from storage WIFI_SSID/WIFI_PASSWORD)');
+  });
+});
+
+describe('boot with a full configuration', () => {
+  it('runs and delivers every reading to the local service', async () => {
     const board = new Board();
     const cfg = await provisioned(service.svc.url, testConfig());
-    cfg.agent.watchdog = true;
     board.save(cfg);
     const before = service.writes.length;
     const b = board.boot();
     expect(b.rt.mode()).toBe('running');
+    expect(b.rt.why()).toBe('');
+    expect(b.p.errors).toEqual([]);
     await b.run(25000);
     b.rt.stop();
-    expect(service.writes.length - before).toBe(9);
-    expect(b.out()).toContain('watchdog: armed');
+    // Three sample groups (0, 10 and 20 s), one write per device each.
+    const got = service.writes.slice(before);
+    expect(got.length).toBe(9);
+    expect(got.map((w) => w.deviceId).sort()).toEqual(cfg.devices.flatMap((d) => [d.deviceId, d.deviceId, d.deviceId]).sort());
+    expect(b.rt.queue.stats().depth).toBe(0);
+    expect(b.rt.config()).toEqual(createConfigStore({ files: board.files, kv: board.kv }).load().config);
+    expect(stateJson(board)).toEqual({ boot: 1, rapid: 0, healthy: false, state: 'running' });
   });
 
-  it('arms the watchdog only once the link is up or a minute has passed', async () => {
+  it('arms the watchdog at the first supervisor tick after the link came up, and feeds it', async () => {
     const board = new Board();
-    const cfg = testConfig('http://127.0.0.1:9');
+    const cfg = await provisioned(service.svc.url, testConfig());
+    cfg.agent.watchdog = true;
+    board.save(cfg);
+    const b = board.boot();
+    await b.run(4999);
+    expect(b.rt.agent()!.link.stats().up).toBe(true);
+    expect(b.out()).not.toContain('watchdog: armed');
+    expect(b.p.feeds).toBe(0);
+    await b.run(1);
+    expect(b.out().filter((l) => l === 'watchdog: armed')).toHaveLength(1);
+    // RP2040: 7000 ms timeout, fed every 1750 ms.
+    await b.run(7000);
+    expect(b.p.feeds).toBe(4);
+    b.rt.stop();
+  });
+
+  it('without a link, waits a minute before arming the watchdog', async () => {
+    const board = new Board();
+    const cfg = testConfig(DEAD_URL);
     cfg.agent.watchdog = true;
     board.save(cfg);
     const b = board.boot();
     b.p.wifi.setAp(false);
-    await b.run(55000);
+    await b.run(60000);
+    expect(b.rt.agent()!.link.stats().up).toBe(false);
     expect(b.out()).not.toContain('watchdog: armed');
-    await b.run(10000);
+    expect(b.p.feeds).toBe(0);
+    await b.run(5000);
     expect(b.out()).toContain('watchdog: armed');
     b.rt.stop();
   });
 
-  it('enters safe mode after rapid reboots, and resume() leaves it', () => {
+  it('never arms the watchdog when the config turns it off', async () => {
     const board = new Board();
-    board.save(testConfig('http://127.0.0.1:9'));
-    const cfg = testConfig();
-    const boots = [];
-    for (let i = 0; i < cfg.agent.safeModeBoots; i++) {
+    board.save(testConfig(DEAD_URL));
+    const b = board.boot();
+    await b.run(90000);
+    expect(b.out()).not.toContain('watchdog: armed');
+    expect(b.p.feeds).toBe(0);
+    b.rt.stop();
+  });
+});
+
+describe('crash loops and safe mode', () => {
+  it('enters safe mode at agent.safeModeBoots rapid boots, with the reason, and resume() leaves it', () => {
+    const board = new Board();
+    board.save(testConfig(DEAD_URL));
+    const modes = [];
+    for (let i = 0; i < 5; i++) {
       const b = board.boot();
-      boots.push(b.rt.mode());
+      modes.push(b.rt.mode());
       b.rt.stop();
     }
-    expect(boots).toEqual(['running', 'running', 'running', 'running', 'running']);
+    expect(modes).toEqual(['running', 'running', 'running', 'running', 'running']);
     const b = board.boot();
     expect(b.rt.mode()).toBe('safe');
-    expect(b.rt.why()).toMatch(/^5 reboots in a row/);
+    expect(b.rt.agent()).toBeUndefined();
+    expect(b.rt.why()).toBe('5 reboots in a row before the agent was marked healthy; last state: running');
+    expect(b.out()).toContain('agent: SAFE MODE: 5 reboots in a row before the agent was marked healthy; last state: running');
     expect(b.out()).toContain('type resume() to start the agent, or fix the config first (config(), set(), save())');
     b.cmd.resume!();
     expect(b.rt.mode()).toBe('running');
+    expect(b.rt.agent()).toBeDefined();
+    expect(b.rt.state.safeMode).toBe(false);
     b.rt.stop();
-    expect(board.boot().rt.mode()).toBe('running');
+    // resume() cleared the counter on flash: the next boot counts one rapid boot.
+    const next = board.boot();
+    expect(next.rt.mode()).toBe('running');
+    expect(next.rt.state.rapidBoots).toBe(1);
+    next.rt.stop();
   });
 
-  it('counts a boot that lived two minutes as healthy', async () => {
+  it('honours a smaller agent.safeModeBoots', () => {
     const board = new Board();
-    board.save(testConfig('http://127.0.0.1:9'));
+    const cfg = testConfig(DEAD_URL);
+    cfg.agent.safeModeBoots = 2;
+    board.save(cfg);
+    expect(board.boot().rt.mode()).toBe('running');
+    expect(board.boot().rt.mode()).toBe('running');
+    const b = board.boot();
+    expect(b.rt.mode()).toBe('safe');
+    expect(b.rt.why()).toBe('2 reboots in a row before the agent was marked healthy; last state: running');
+  });
+
+  it('stays in safe mode on a save(): the new config is stored, the agent waits for resume()', () => {
+    const board = new Board();
+    const cfg = testConfig(DEAD_URL);
+    cfg.agent.safeModeBoots = 2;
+    board.save(cfg);
+    board.boot().rt.stop();
+    board.boot().rt.stop();
+    const b = board.boot();
+    b.cmd.set!('agent.backoffBaseMs', 3000);
+    b.cmd.save!();
+    expect(b.rt.mode()).toBe('safe');
+    expect(b.rt.agent()).toBeUndefined();
+    expect(createConfigStore({ files: board.files, kv: board.kv }).load().config.agent.backoffBaseMs).toBe(3000);
+  });
+
+  it('counts a boot that lived HEALTHY_AFTER_MS as healthy: the rapid counter starts again', async () => {
+    const board = new Board();
+    board.save(testConfig(DEAD_URL));
     for (let i = 0; i < 4; i++) board.boot().rt.stop();
     const lived = board.boot();
-    await lived.run(HEALTHY_AFTER_MS);
+    expect(lived.rt.state.rapidBoots).toBe(4);
+    await lived.run(HEALTHY_AFTER_MS - 1);
+    expect(stateJson(board)).toMatchObject({ boot: 5, rapid: 4, healthy: false });
+    await lived.run(1);
+    expect(stateJson(board)).toMatchObject({ boot: 5, rapid: 0, healthy: true });
     lived.rt.stop();
-    for (let i = 0; i < 4; i++) expect(board.boot().rt.mode()).toBe('running');
+    for (let i = 0; i < 5; i++) {
+      const b = board.boot();
+      expect(b.rt.mode()).toBe('running');
+      b.rt.stop();
+    }
+    expect(board.boot().rt.mode()).toBe('safe');
   });
+});
 
-  it('maintenance(): the next boot runs neither agent nor watchdog, the one after is normal', () => {
+describe('maintenance boots', () => {
+  it('maintenance(): the next boot runs neither agent nor watchdog, the one after is normal', async () => {
     const board = new Board();
-    board.save(testConfig('http://127.0.0.1:9'));
+    const cfg = testConfig(DEAD_URL);
+    cfg.agent.watchdog = true;
+    board.save(cfg);
     const b = board.boot();
     b.cmd.maintenance!();
     expect(b.p.reboots).toBe(1);
+    expect(b.rt.agent()).toBeUndefined();
     const m = board.boot();
     expect(m.rt.mode()).toBe('console-only');
     expect(m.rt.why()).toBe('maintenance boot: agent and watchdog off until the next reboot; flash or copy files now');
     expect(m.rt.agent()).toBeUndefined();
-    expect(board.boot().rt.mode()).toBe('running');
+    await m.run(90000);
+    expect(m.out()).not.toContain('watchdog: armed');
+    const after = board.boot();
+    expect(after.rt.mode()).toBe('running');
+    after.rt.stop();
   });
 
-  it('goes back to the last known good configuration when a change delivers nothing', async () => {
+  // BUG (src/runtime.ts:225, apply(): `if (mode !== 'safe') startAgent();`): a
+  // maintenance boot is mode 'console-only', so save() (and discard(), which
+  // calls apply) starts the agent, and its supervisor then arms the watchdog,
+  // the very thing a maintenance boot promises not to do while files are
+  // copied. Fix: remember the maintenance boot in a flag and have apply()
+  // (and resume(), if intended) leave the agent off while it is set.
+  it.skip('save() in a maintenance boot stores the config but leaves the agent and watchdog off', async () => {
+    const board = new Board();
+    const cfg = testConfig(DEAD_URL);
+    cfg.agent.watchdog = true;
+    board.save(cfg);
+    board.boot().cmd.maintenance!();
+    const m = board.boot();
+    m.cmd.set!('agent.backoffBaseMs', 3000);
+    m.cmd.save!();
+    expect(createConfigStore({ files: board.files, kv: board.kv }).load().config.agent.backoffBaseMs).toBe(3000);
+    expect(m.rt.agent()).toBeUndefined();
+    await m.run(90000);
+    expect(m.out()).not.toContain('watchdog: armed');
+    m.rt.stop();
+  });
+});
+
+describe('last known good configuration', () => {
+  it('reverts a changed config that cannot connect (wrong port), logs why, and delivers again', async () => {
+    const board = new Board();
+    const good = await provisioned(service.svc.url, testConfig());
+    good.agent.lkgRevertMs = 60000;
+    board.save(good);
+    const b = board.boot();
+    const booted = b.rt.config();
+    await b.run(15000);
+    expect(createConfigStore({ files: board.files, kv: board.kv, path: 'config.lkg.json' }).load().config).toEqual(booted);
+
+    const bad = structuredClone(good);
+    bad.service.url = DEAD_URL;
+    expect(b.rt.apply(bad)).toBeUndefined();
+    await b.run(59000);
+    expect(b.rt.config().service.url).toBe(DEAD_URL);
+    expect(b.rt.agent()!.uplink.stats().retries).toBeGreaterThan(0);
+    await b.run(6000);
+    expect(b.p.errors).toContain('config: the changed configuration delivered nothing for 1 min; going back to the last known good one');
+    expect(b.rt.config()).toEqual(booted);
+    expect(createConfigStore({ files: board.files, kv: board.kv }).load().config).toEqual(booted);
+    const before = service.writes.length;
+    await b.run(30000);
+    b.rt.stop();
+    expect(service.writes.length).toBeGreaterThan(before);
+  });
+
+  it('reverts a changed config whose API key the service refuses (401), and delivers again', async () => {
     const board = new Board();
     const good = await provisioned(service.svc.url, testConfig());
     good.agent.lkgRevertMs = 60000;
     board.save(good);
     const b = board.boot();
     await b.run(15000);
-    const delivered = service.writes.length;
-    expect(board.files.read('config.lkg.json')).toBeDefined();
 
     const bad = structuredClone(good);
-    bad.service.url = 'http://127.0.0.1:9';
+    bad.service.apiKey = 'wrong-key-0000000000';
+    const before = service.writes.length;
     expect(b.rt.apply(bad)).toBeUndefined();
-    await b.run(50000);
-    expect(b.rt.config().service.url).toBe('http://127.0.0.1:9');
-    await b.run(20000);
+    await b.run(59000);
+    expect(service.writes.length).toBe(before);
+    expect(b.rt.agent()!.uplink.stats().rejected).toBeGreaterThan(0);
+    expect(b.p.errors.some((l) => /^uplink: seq \d+ rejected: HTTP 401 /.test(l))).toBe(true);
+    // The wrong key is masked in those lines too.
+    expect(b.p.errors.join('\n')).not.toContain('wrong-key-0000000000');
+    await b.run(6000);
     expect(b.p.errors).toContain('config: the changed configuration delivered nothing for 1 min; going back to the last known good one');
-    expect(b.rt.config().service.url).toBe(service.svc.url);
+    expect(b.rt.config().service.apiKey).toBe(good.service.apiKey);
     await b.run(30000);
     b.rt.stop();
-    expect(service.writes.length).toBeGreaterThan(delivered);
+    expect(service.writes.length).toBeGreaterThan(before);
+  });
+
+  it('keeps a changed config that delivers', async () => {
+    const board = new Board();
+    const good = await provisioned(service.svc.url, testConfig());
+    good.agent.lkgRevertMs = 60000;
+    board.save(good);
+    const b = board.boot();
+    await b.run(15000);
+    const changed = structuredClone(b.rt.config());
+    changed.agent.backoffBaseMs = 3000;
+    expect(b.rt.apply(changed)).toBeUndefined();
+    await b.run(120000);
+    b.rt.stop();
+    expect(b.rt.config()).toEqual(changed);
+    expect(b.p.errors.some((l) => l.includes('going back to the last known good one'))).toBe(false);
+    expect(createConfigStore({ files: board.files, kv: board.kv, path: 'config.lkg.json' }).load().config).toEqual(changed);
   });
 });
