@@ -61,6 +61,8 @@ interface Call<T> {
   segments: [string, string][];
   /** Values to mask in every message; a parser may add what it finds. */
   secrets: string[];
+  /** Secrets shown by length only, not even their first characters (account passwords). */
+  whole?: string[];
   body?: string;
   contentType?: string;
   /** A problem found before any I/O. */
@@ -100,12 +102,16 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
   if (!base.ok) return base;
   const { host, port, prefix } = base;
 
-  function hide(text: string, secrets: string[]): string {
-    for (const s of secrets) {
+  function maskOf(c: { whole?: string[] }, s: string): string {
+    return c.whole && c.whole.indexOf(s) >= 0 ? '\u2026(' + s.length + ')' : maskSecret(s);
+  }
+
+  function hide(text: string, c: { secrets: string[]; whole?: string[] }): string {
+    for (const s of c.secrets) {
       if (!s) continue;
-      text = text.split(s).join(maskSecret(s));
+      text = text.split(s).join(maskOf(c, s));
       const enc = encodeSegment(s);
-      if (enc !== s) text = text.split(enc).join(maskSecret(s));
+      if (enc !== s) text = text.split(enc).join(maskOf(c, s));
     }
     return text;
   }
@@ -131,20 +137,20 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
       });
     } catch (e) {
       // A contract breach in the HTTP layer; the data is kept for a later try.
-      return { kind: 'retry', reason: hide('http client failed: ' + String(e), c.secrets), bytesSent: 0 };
+      return { kind: 'retry', reason: hide('http client failed: ' + String(e), c), bytesSent: 0 };
     }
     const bytesSent = r.bytesSent;
     if (r.kind === 'failure') {
-      const reason = hide(r.failure + ': ' + r.reason, c.secrets);
+      const reason = hide(r.failure + ': ' + r.reason, c);
       return r.failure === 'too-large' ? { kind: 'reject', reason, bytesSent } : { kind: 'retry', reason, bytesSent };
     }
     const status = r.status;
     const head = 'HTTP ' + status + (r.reason ? ' ' + r.reason : '');
     if (status >= 200 && status < 300) {
-      const f = c.read(r.body, hide(r.body, c.secrets), c.secrets);
-      const told = hide(f.ok ? head + ', ' + f.note : head + ': ' + f.error + ' (' + f.note + ')', c.secrets);
+      const f = c.read(r.body, hide(r.body, c), c.secrets);
+      const told = hide(f.ok ? head + ', ' + f.note : head + ': ' + f.error + ' (' + f.note + ')', c);
       if ((!f.ok || f.odd) && o.log) {
-        const shown = values.map((v) => (c.secrets.indexOf(v) >= 0 ? maskSecret(v) : encodeSegment(v)));
+        const shown = values.map((v) => (c.secrets.indexOf(v) >= 0 ? maskOf(c, v) : encodeSegment(v)));
         o.log.info('service: unexpected reply to ' + prefix + '/api/' + c.op + '/' + shown.join('/') + ': ' + told);
       }
       if (!f.ok) return { kind: 'reject', reason: told, status, bytesSent };
@@ -153,7 +159,7 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
       if (date !== undefined) ok.date = date;
       return ok;
     }
-    const reason = hide(head + ': ' + describeBody(r.body, hide(r.body, c.secrets)), c.secrets);
+    const reason = hide(head + ': ' + describeBody(r.body, hide(r.body, c)), c);
     if (status === 408 || status === 425 || status === 429 || status >= 500) {
       const out: Outcome<T> = { kind: 'retry', reason, status, bytesSent };
       const after = parseRetryAfter(r.headers['retry-after'], r.headers['date']);
@@ -219,6 +225,7 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
           ['password', password],
         ],
         secrets: [password],
+        whole: [password],
         read: guarded((body, _shown, secrets) => {
           const k = parseApiKey(body);
           if (k.apiKey === undefined) return { ok: false, error: 'no API key in the reply', note: k.note };
