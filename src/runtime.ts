@@ -57,6 +57,8 @@ export interface Runtime {
    * for console work (provisioning) even before the agent can run.
    */
   connect(): Promise<{ ok: true; client: ServiceClient } | { ok: false; error: string }>;
+  /** Drops the pending changes; nothing is saved or restarted. */
+  discard(): void;
   /** Leaves safe mode and starts the agent if the config allows. */
   resume(): void;
   /** Reboots into maintenance: console only, no agent, no watchdog, for flashing. */
@@ -101,6 +103,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   }
 
   let editor = createConfigEditor({ current: config });
+  let maintenance = false;
   let agent: Agent | undefined;
   let feeder: WatchdogFeeder | undefined;
   let tick: TimerId | undefined;
@@ -222,8 +225,13 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       editor = createConfigEditor({ current: config });
       lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
       lkg.configChanged(p.clock.uptimeMs());
-      if (mode !== 'safe') startAgent();
+      // Safe mode and a maintenance boot keep the agent (and its watchdog) off
+      // until resume() or the next reboot.
+      if (mode !== 'safe' && !maintenance) startAgent();
       return undefined;
+    },
+    discard() {
+      editor = createConfigEditor({ current: config });
     },
     async connect() {
       const c = editor.pending();
@@ -235,6 +243,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       return made;
     },
     resume() {
+      maintenance = false;
       state.leaveSafeMode();
       if (mode === 'safe') mode = 'console-only';
       startAgent();
@@ -260,10 +269,9 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   p.timers.setTimeout(() => state.markHealthy(), HEALTHY_AFTER_MS);
 
   if (loaded.errors.length) {
-    log.error('config: the saved configuration is invalid; starting with the console only:');
-    for (const e of loaded.errors) log.error('  ' + e);
+    // store.load() already logged each error.
+    log.error('config: the saved configuration is invalid (' + loaded.errors.length + ' errors above); starting with the console only');
   }
-  let maintenance = false;
   try {
     maintenance = p.files.size(MAINTENANCE_FILE) !== undefined;
     if (maintenance) p.files.remove(MAINTENANCE_FILE);

@@ -115,7 +115,7 @@ export function installCommands(rt: Runtime): Record<string, (...a: unknown[]) =
     },
 
     discard() {
-      rt.apply(rt.config());
+      rt.discard();
       out('unsaved changes dropped');
     },
 
@@ -124,7 +124,7 @@ export function installCommands(rt: Runtime): Record<string, (...a: unknown[]) =
       if (!a) return fail('sensors: the agent is not running (' + rt.why() + ')');
       const got = a.sampler.peek();
       if (!got.length) out('no sensor gave a reading');
-      for (const s of got) out(s.sensor + ' = ' + s.value + (s.unit ? ' ' + s.unit : ''));
+      for (const s of got) out(s.sensor + ' = ' + Math.round(s.value * 1000) / 1000 + (s.unit ? ' ' + s.unit : ''));
     },
 
     test() {
