@@ -311,13 +311,9 @@ describe('discard()', () => {
     b.rt.stop();
   });
 
-  // BUG (src/console/commands.ts:118, discard(): `rt.apply(rt.config())`):
-  // discard() saves the running config to flash and restarts the agent. After
-  // a boot with an invalid config.json the running config is the defaults, so
-  // discard() overwrites the person's saved file (one typo away from valid)
-  // with '{}'. Fix: give Runtime a discard() that only replaces the editor
-  // (editor = createConfigEditor({ current: config })), with no save, no
-  // lkg.configChanged() and no agent restart.
+  // Regression: discard() used to call rt.apply(rt.config()), saving the
+  // running config (the defaults after an invalid file) over config.json and
+  // restarting the agent.
   it('leaves an invalid config.json on flash as it was', () => {
     const board = new Board();
     const saved = '{"wifi":{"ssid":"field-net"},"sensors":[{"name":"t","kind":"digital","pin":23}]}';
@@ -328,11 +324,8 @@ describe('discard()', () => {
     expect(b.rt.why()).toBe('saved configuration invalid (see the errors above); fix with set() and save()');
   });
 
-  // Same BUG as above: with nothing pending, discard() still restarts the
-  // running agent (sampler and uplink rebuilt, a sample cycle restarted) and
-  // opens a last-known-good revert window on a config that was already
-  // running, so a later outage of agent.lkgRevertMs can swap in an older
-  // config that the person never asked for.
+  // Regression, same cause: a restart also opened a last-known-good window on
+  // a config that was already running.
   it('does not restart a running agent', () => {
     const { b } = fresh();
     const agent = b.rt.agent();
@@ -352,10 +345,7 @@ describe('sensors()', () => {
     b.rt.stop();
   });
 
-  // BUG (minor, src/console/commands.ts:127 sensors(): `s.sensor + ' = ' + s.value`):
-  // the raw double is printed, e.g. 'temp = 21.000000000000032 C' for the
-  // simulated internal sensor. Fix: round for display, e.g. to the first
-  // device's decimals or Math.round(v * 1000) / 1000.
+  // Regression: the raw double was printed, e.g. 'temp = 21.000000000000032 C'.
   it('prints readings without floating-point noise', () => {
     const { b } = fresh();
     for (const l of said(b, () => b.cmd.sensors!())) expect(l).toMatch(/^\w+ = -?\d+(\.\d{1,3})?( \w+)?$/);
@@ -487,17 +477,8 @@ describe('provision()', () => {
     expect(b.p.errors).toEqual(['provision: service.url: must start with http:// (e.g. http://192.168.1.10:8080)']);
   });
 
-  // BUG (src/service/client.ts:221 generateApiKey() lists the password in
-  // `secrets`, and both hide() and the 'service: unexpected reply to ...' log
-  // line in run() (lines 106, 148) mask secrets with maskSecret(), which keeps the first 4
-  // characters of anything 8 or longer): when the service answers
-  // generateapikey with a 2xx that carries no key (or an error signal), the
-  // console prints 'service: unexpected reply to
-  // /api/generateapikey/field%40example.com/hunt…(14): ...', the first four
-  // characters of the account password, against the rule that provision()
-  // shows no trace of it. Fix: mask the password in full (length only, e.g.
-  // '…(14)'): give Call a second list of fully hidden values, used by hide()
-  // and by the log line's path.
+  // Regression: an odd 2xx reply to generateapikey was logged with the
+  // password masked by maskSecret(), which kept its first four characters.
   it('shows no part of the password when the service answers oddly', async () => {
     const srv = http.createServer((_req, res) => {
       res.setHeader('Content-Type', 'application/json');

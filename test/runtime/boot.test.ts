@@ -78,9 +78,8 @@ describe('boot without a usable configuration', () => {
     expect(text(board.files.contents('config.json'))).toBe('{"wifi": ');
   });
 
-  // BUG (src/config/store.ts load() line 102 and src/runtime.ts line 264):
-  // every config error is logged twice at boot, once by store.load() as
-  // 'config: <e>' and again by boot() as '  <e>' under its heading.
+  // Regression: each error was once logged twice, by store.load() and again
+  // by boot() under its heading.
   it('logs each error of an invalid saved configuration once', () => {
     const board = new Board();
     board.files.write('config.json', new TextEncoder().encode('{"agent":{"backoffBaseMs":5}}'));
@@ -129,6 +128,41 @@ describe('boot without a usable configuration', () => {
     const b = board.boot();
     expect(b.rt.config().wifi).toEqual({ ssid: '', password: '' });
     expect(b.p.errors).toContain('config: wifi.password: 8-63 characters, or empty for an open network (from storage WIFI_SSID/WIFI_PASSWORD)');
+  });
+  // BUG (src/config/store.ts:83 pushes the storage keys' errors into the
+  // same list as config.json's, and src/runtime.ts:271-291 treats any entry
+  // of loaded.errors as "saved configuration invalid"): a WIFI_PASSWORD in
+  // Kaluma's storage that breaks the 8-63 rule keeps a valid config.json
+  // from running. The storage keys are ignored as the error line says, yet
+  // the board boots console-only with 'saved configuration invalid (1
+  // errors above)'. Fix: return the storage problems apart from the file's
+  // errors (e.g. LoadedConfig.warnings), log them, and decide the mode on
+  // the file's errors only.
+  it.skip('a storage password that breaks the rules does not stop a valid saved config', () => {
+    const board = new Board();
+    board.kv.set('WIFI_SSID', 'field-net');
+    board.kv.set('WIFI_PASSWORD', 'short');
+    const cfg = testConfig(DEAD_URL);
+    cfg.wifi = { ssid: 'field-net', password: '' };
+    board.save(cfg);
+    const b = board.boot();
+    expect(b.p.errors).toContain('config: wifi.password: 8-63 characters, or empty for an open network (from storage WIFI_SSID/WIFI_PASSWORD)');
+    expect(b.rt.config().wifi).toEqual({ ssid: 'field-net', password: '' });
+    expect(b.rt.mode()).toBe('running');
+    expect(b.p.errors.some((l) => l.startsWith('config: the saved configuration is invalid'))).toBe(false);
+    b.rt.stop();
+  });
+
+  // Same BUG: with no config.json at all, a bad storage password makes boot
+  // blame a saved configuration that does not exist instead of naming the
+  // keys still to set.
+  it.skip('a storage password that breaks the rules, with nothing saved, still names the missing keys', () => {
+    const board = new Board();
+    board.kv.set('WIFI_SSID', 'shed-net');
+    board.kv.set('WIFI_PASSWORD', 'short');
+    const b = board.boot();
+    expect(b.rt.mode()).toBe('console-only');
+    expect(b.rt.why()).toBe('not configured: set wifi.ssid, service.url, service.apiKey, device.<name>');
   });
 });
 
@@ -184,6 +218,50 @@ describe('boot with a full configuration', () => {
     expect(b.p.feeds).toBe(0);
     await b.run(5000);
     expect(b.out()).toContain('watchdog: armed');
+    b.rt.stop();
+  });
+
+  // BUG (src/runtime.ts:114 and :160, `now - bootedAt > 60000`): the minute
+  // the first association may take without the watchdog is counted from the
+  // boot, not from the agent's start. An agent started later (save() after
+  // configuring at the console, resume() from safe mode) arms the watchdog
+  // at its first supervisor tick, 5 s in, while its first connect (up to
+  // 30 s, blocking, on the board) is still running: the 8.4 s watchdog
+  // resets the board mid-join. Fix: set `agentStartedAt = p.clock.uptimeMs()`
+  // in startAgent() and test `now - agentStartedAt > 60000` in supervise().
+  it.skip('an agent started by save() two minutes after boot waits for its link before arming the watchdog', async () => {
+    const board = new Board();
+    const b = board.boot();
+    await b.run(120000);
+    b.p.wifi.setAp(false);
+    for (const [k, v] of [['wifi.ssid', 'field-net'], ['service.url', DEAD_URL], ['service.apiKey', testConfig().service.apiKey], ['agent.watchdog', true], ['sensor.temp.kind', 'temperature']] as const) b.cmd.set!(k, v);
+    b.cmd.set!('device.tv', { id: 1, pin: 1111, format: 'Value', sensors: 'temp' });
+    b.cmd.save!();
+    expect(b.rt.mode()).toBe('running');
+    await b.run(30000);
+    expect(b.rt.agent()!.link.stats().up).toBe(false);
+    expect(b.out()).not.toContain('watchdog: armed');
+    expect(b.p.feeds).toBe(0);
+    b.rt.stop();
+  });
+
+  // Same BUG, reached through resume() from safe mode.
+  it.skip('an agent resumed from safe mode after a minute waits for its link before arming the watchdog', async () => {
+    const board = new Board();
+    const cfg = testConfig(DEAD_URL);
+    cfg.agent.safeModeBoots = 2;
+    cfg.agent.watchdog = true;
+    board.save(cfg);
+    board.boot().rt.stop();
+    board.boot().rt.stop();
+    const b = board.boot();
+    expect(b.rt.mode()).toBe('safe');
+    await b.run(90000);
+    b.p.wifi.setAp(false);
+    b.cmd.resume!();
+    expect(b.rt.mode()).toBe('running');
+    await b.run(30000);
+    expect(b.out()).not.toContain('watchdog: armed');
     b.rt.stop();
   });
 
@@ -295,12 +373,8 @@ describe('maintenance boots', () => {
     after.rt.stop();
   });
 
-  // BUG (src/runtime.ts:225, apply(): `if (mode !== 'safe') startAgent();`): a
-  // maintenance boot is mode 'console-only', so save() (and discard(), which
-  // calls apply) starts the agent, and its supervisor then arms the watchdog,
-  // the very thing a maintenance boot promises not to do while files are
-  // copied. Fix: remember the maintenance boot in a flag and have apply()
-  // (and resume(), if intended) leave the agent off while it is set.
+  // Regression: apply() used to start the agent in a maintenance boot (mode
+  // 'console-only'), and its supervisor then armed the watchdog.
   it('save() in a maintenance boot stores the config but leaves the agent and watchdog off', async () => {
     const board = new Board();
     const cfg = testConfig(DEAD_URL);
@@ -315,6 +389,78 @@ describe('maintenance boots', () => {
     await m.run(90000);
     expect(m.out()).not.toContain('watchdog: armed');
     m.rt.stop();
+  });
+  // BUG (src/runtime.ts:253-257 with :276): when flash refuses the
+  // maintenance flag, maintenance() logs the error and does not reboot, but
+  // the failed write can leave an empty 'maintenance' file (LittleFS creates
+  // the file on open), and boot() takes any file of that name as the flag.
+  // The next reboot, whenever and however it comes (power cut, watchdog),
+  // then starts without agent and watchdog until someone notices. Fix: in
+  // the catch, try p.files.remove(MAINTENANCE_FILE); at boot, count the flag
+  // only when it holds the byte written ('1').
+  it.skip('a maintenance() whose flag could not be written leaves the next boot normal', () => {
+    const board = new Board();
+    board.save(testConfig(DEAD_URL));
+    const b = board.boot();
+    board.files.tearNext(0);
+    b.cmd.maintenance!();
+    expect(b.p.errors).toContain('maintenance: Error: torn write');
+    expect(b.p.reboots).toBe(0);
+    expect(b.rt.mode()).toBe('running');
+    b.rt.stop();
+    const next = board.boot();
+    expect(next.rt.mode()).toBe('running');
+    next.rt.stop();
+  });
+
+  it('a maintenance() whose flag could not be written does not reboot and keeps the agent', () => {
+    const board = new Board();
+    board.save(testConfig(DEAD_URL));
+    const b = board.boot();
+    const agent = b.rt.agent();
+    board.files.tearNext(0);
+    b.cmd.maintenance!();
+    expect(b.p.errors).toEqual(['maintenance: Error: torn write']);
+    expect(b.p.reboots).toBe(0);
+    expect(b.rt.agent()).toBe(agent);
+    b.rt.stop();
+  });
+});
+
+describe('outbox size', () => {
+  // BUG (src/runtime.ts:88 sizes the outbox once at boot; apply() at :220-231
+  // never resizes it): set('agent.outboxBytes', n) and save() print 'saved;
+  // agent running', but the outbox keeps the boot's bound until a reboot, so
+  // a smaller bound (made to leave flash for something else) is exceeded.
+  // Fix: let the Outbox take a new bound (setMaxBytes(n), dropping the
+  // oldest records to fit) and call it from apply(), or have save() say that
+  // agent.outboxBytes takes effect after reboot().
+  it.skip('save() of a smaller agent.outboxBytes bounds the outbox at once', async () => {
+    const board = new Board();
+    board.save(testConfig(DEAD_URL));
+    const b = board.boot();
+    b.cmd.set!('agent.outboxBytes', 8192);
+    b.cmd.save!();
+    await b.run(600000);
+    const q = b.rt.queue.stats();
+    b.rt.stop();
+    expect(q.bytes).toBeLessThanOrEqual(8192);
+    expect(q.dropped).toBeGreaterThan(0);
+  });
+
+  it('a smaller agent.outboxBytes bounds the outbox after the reboot', async () => {
+    const board = new Board();
+    const cfg = testConfig(DEAD_URL);
+    cfg.agent.outboxBytes = 8192;
+    board.save(cfg);
+    const b = board.boot();
+    await b.run(600000);
+    const q = b.rt.queue.stats();
+    b.rt.stop();
+    expect(q.bytes).toBeLessThanOrEqual(8192);
+    expect(q.dropped).toBeGreaterThan(0);
+    // Nothing was refused by the dead port: every reading went in.
+    expect(q.depth + q.dropped).toBe(q.nextSeq - 1);
   });
 });
 
@@ -369,6 +515,46 @@ describe('last known good configuration', () => {
     await b.run(30000);
     b.rt.stop();
     expect(service.writes.length).toBeGreaterThan(before);
+  });
+
+  // BUG (src/runtime.ts:161-162): supervise() calls revert(), whose
+  // startAgent() arms a new supervisor tick (line 208); back in supervise(),
+  // line 162 arms another one and overwrites `tick` with it. From then on two
+  // supervisor chains run (every check twice per 5 s; one more per further
+  // revert), and stop() clears only the one in `tick`, leaving the other
+  // timer behind. Fix: in supervise(), return right after revert() (or
+  // re-arm only when `tick === undefined`).
+  it.skip('after a revert, one supervisor runs and stop() leaves no timer behind', async () => {
+    const board = new Board();
+    const good = await provisioned(service.svc.url, testConfig());
+    good.agent.lkgRevertMs = 60000;
+    board.save(good);
+    const b = board.boot();
+    await b.run(15000);
+    const bad = structuredClone(good);
+    bad.service.url = DEAD_URL;
+    b.rt.apply(bad);
+    await b.run(65000);
+    expect(b.p.errors).toContain('config: the changed configuration delivered nothing for 1 min; going back to the last known good one');
+    await b.run(60000);
+    b.rt.stop();
+    // The healthy mark (120 s) has fired; nothing else may still be waiting.
+    expect(b.time.pending()).toBe(0);
+  });
+
+  it('stop() without a revert leaves no timer behind', async () => {
+    const board = new Board();
+    const good = await provisioned(service.svc.url, testConfig());
+    good.agent.lkgRevertMs = 60000;
+    board.save(good);
+    const b = board.boot();
+    await b.run(15000);
+    const changed = structuredClone(good);
+    changed.agent.backoffBaseMs = 3000;
+    b.rt.apply(changed);
+    await b.run(125000);
+    b.rt.stop();
+    expect(b.time.pending()).toBe(0);
   });
 
   it('keeps a changed config that delivers', async () => {
