@@ -546,6 +546,19 @@ describe('provision()', () => {
     expect(b.p.errors).toEqual(['provision: Wi-Fi link not up (SSID not visible)']);
   });
 
+  it('reports a service nobody answers for, without a trace of the password', async () => {
+    const board = new Board();
+    board.save(unprovisioned(DEAD_URL));
+    const b = board.boot();
+    b.cmd.provision!('field@example.com', 'pw-dead-port-77', 'd', 'JSON');
+    await until(() => b.p.errors.length > 0, 'the refusal');
+    expect(b.p.errors).toHaveLength(1);
+    expect(b.p.errors[0]).toMatch(/^provision: generate API key: connect: /);
+    expect(b.out().join('\n')).not.toContain('pw-d');
+    expect(wholeFlash(board)).not.toContain('pw-dead-port-77');
+    expect(b.rt.editor().dirty()).toBe(false);
+  });
+
   it('reports an unset service URL', async () => {
     const b = new Board().boot();
     b.cmd.set!('sensor.t.kind', 'temperature');
