@@ -430,7 +430,7 @@ describe('test()', () => {
     b.rt.stop();
   });
 
-  // BUG (src/console/commands.ts:148, test(): `shown.indexOf(text) >= 0`):
+  // BUG (src/console/commands.ts:150, test(): `shown.indexOf(text) >= 0`):
   // the read-back 'matches' when the written text appears anywhere in it, so
   // a service holding 210 after 21 was written (or 21.5, or a JSON document
   // with 21 in any field) passes the check. Fix: compare whole values: for
