@@ -111,7 +111,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   let why = '';
   let lkg: LkgWatch = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
   let everDelivered = false;
-  const bootedAt = p.clock.uptimeMs();
+  let agentStartedAt = 0;
 
   function show(m: Parameters<Led['show']>[0]): void {
     if (led) led.show(m);
@@ -157,14 +157,16 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     show(link.up ? 'online' : everDelivered ? 'offline' : 'connecting');
     // The first association runs before the watchdog is armed: connect can
     // block 30 s, past the RP2040's 8.4 s maximum. Later ones run under it.
-    if (link.up || now - bootedAt > 60000) armWatchdog();
-    if (lkg.shouldRevert(now)) revert();
+    if (link.up || now - agentStartedAt > 60000) armWatchdog();
+    // revert() restarts the agent, which schedules its own supervisor.
+    if (lkg.shouldRevert(now) && revert()) return;
     tick = p.timers.setTimeout(supervise, TICK_MS);
   }
 
-  function revert(): void {
+  /** True when it reverted (and restarted the agent). */
+  function revert(): boolean {
     const good = store.loadLastKnownGood();
-    if (!good) return;
+    if (!good) return false;
     log.error('config: the changed configuration delivered nothing for ' + Math.round(config.agent.lkgRevertMs / 60000) + ' min; going back to the last known good one');
     const e = store.save(good);
     if (e) log.error('config: ' + e);
@@ -172,6 +174,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     editor = createConfigEditor({ current: config });
     lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
     startAgent();
+    return true;
   }
 
   function startAgent(): void {
@@ -201,6 +204,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       return;
     }
     agent = made.agent;
+    agentStartedAt = p.clock.uptimeMs();
     mode = 'running';
     why = '';
     show('connecting');
@@ -222,6 +226,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       const e = store.save(next);
       if (e) return e;
       config = next;
+      if (outbox.setMaxBytes) outbox.setMaxBytes(config.agent.outboxBytes);
       editor = createConfigEditor({ current: config });
       lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
       lkg.configChanged(p.clock.uptimeMs());
@@ -252,7 +257,12 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       try {
         p.files.write(MAINTENANCE_FILE, new Uint8Array([49]));
       } catch (e) {
-        log.error('maintenance: ' + String(e));
+        log.error('maintenance: ' + String(e) + '; not rebooting');
+        try {
+          p.files.remove(MAINTENANCE_FILE);
+        } catch {
+          /* a half-written flag does not count: see the check at boot */
+        }
         return;
       }
       rt.stop();
@@ -273,8 +283,10 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     log.error('config: the saved configuration is invalid (' + loaded.errors.length + ' errors above); starting with the console only');
   }
   try {
-    maintenance = p.files.size(MAINTENANCE_FILE) !== undefined;
-    if (maintenance) p.files.remove(MAINTENANCE_FILE);
+    const flag = p.files.read(MAINTENANCE_FILE);
+    // Only a whole flag counts; a torn write from a failed maintenance() does not.
+    maintenance = !!flag && flag.length === 1 && flag[0] === 49;
+    if (flag) p.files.remove(MAINTENANCE_FILE);
   } catch {
     maintenance = false;
   }

@@ -11,7 +11,10 @@ import { defaultConfig, validateConfig } from './validate';
 export interface LoadedConfig {
   config: AgentConfig;
   source: 'file' | 'defaults';
+  /** What is wrong with the saved file: the agent then runs the console only. */
   errors: string[];
+  /** Kaluma storage Wi-Fi values that were ignored: logged, but they stop nothing. */
+  warnings: string[];
 }
 
 export interface ConfigStore {
@@ -96,12 +99,13 @@ export function createConfigStore(o: { files: FileStore; kv: KvStore; log?: Log;
         else for (const e of r.errors) errors.push(e);
       }
       const source = config ? 'file' : 'defaults';
-      config = withStorageWifi(config || defaultConfig(), errors);
+      const warnings: string[] = [];
+      config = withStorageWifi(config || defaultConfig(), warnings);
       if (o.log) {
         if (got && source === 'defaults') o.log.error('config: ' + path + ' is invalid; running on defaults until fixed');
-        for (const e of errors) o.log.error('config: ' + e);
+        for (const e of errors.concat(warnings)) o.log.error('config: ' + e);
       }
-      return { config, source, errors };
+      return { config, source, errors, warnings };
     },
     save: (c) => writeAtomic(path, text(c)),
     saveLastKnownGood(c) {

@@ -29,8 +29,9 @@ const HELP = [
 function ago(ms: number): string {
   const s = Math.round(ms / 1000);
   if (s < 120) return s + ' s';
-  if (s < 7200) return Math.round(s / 60) + ' min';
-  return Math.floor(s / 3600) + ' h ' + Math.round((s % 3600) / 60) + ' min';
+  const m = Math.round(s / 60);
+  if (m < 120) return m + ' min';
+  return Math.floor(m / 60) + ' h ' + (m % 60) + ' min';
 }
 
 /** Lines longer than an 80-column terminal continue on indented lines, cut at a space. */
@@ -147,7 +148,9 @@ export function installCommands(rt: Runtime): Record<string, (...a: unknown[]) =
         return read.then((r) => {
           if (r.kind !== 'ok') return fail('test: read back ' + r.kind + ': ' + r.reason);
           const shown = typeof r.value === 'string' ? r.value : JSON.stringify(r.value);
-          out('test: read back ' + shown + (shown.indexOf(text) >= 0 ? ' - matches' : ' - DIFFERS from what was written'));
+          // Whole values compared: '210' read back after writing '21' differs.
+          const wrote = dev.format === 'JSON' ? JSON.stringify(JSON.parse(body)) : body;
+          out('test: read back ' + shown + (shown.trim() === wrote ? ' - matches' : ' - DIFFERS from what was written'));
         });
       });
     },

@@ -90,7 +90,7 @@ const dec = new TextDecoder();
  */
 export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
   const files = o.files;
-  const maxBytes = o.maxBytes;
+  let maxBytes = o.maxBytes;
   const segBytes = o.segmentBytes || 4096;
   const curPath = o.dir + '/cursor';
   const tmpPath = curPath + '.tmp';
@@ -309,6 +309,15 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       c.r++;
       c.w = reason.slice(0, 60);
       save();
+    },
+
+    setMaxBytes(n: number): void {
+      maxBytes = n;
+      try {
+        if (live > maxBytes) drop(live - maxBytes);
+      } catch (e) {
+        say('resize', e);
+      }
     },
 
     undrop(n: number): void {

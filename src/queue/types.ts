@@ -51,6 +51,8 @@ export interface Outbox {
    * the readings that were really lost. Saved with the next ack.
    */
   undrop(n: number): void;
+  /** A new bound on stored bytes, applied at once (oldest dropped to fit); absent where the bound is a count. */
+  setMaxBytes?(n: number): void;
   stats(): OutboxStats;
   /** Returns the next sequence number and advances it; never goes back, across reboots too. */
   nextSeq(): number;

@@ -48,14 +48,14 @@ const put = (files: ReturnType<typeof createMemoryFileStore>, path: string, s: s
 describe('load and save', () => {
   it('boots on defaults when there is no file', () => {
     const store = createConfigStore({ files: createMemoryFileStore(), kv: fakeKv() });
-    expect(store.load()).toEqual({ config: defaultConfig(), source: 'defaults', errors: [] });
+    expect(store.load()).toEqual({ config: defaultConfig(), source: 'defaults', errors: [], warnings: [] });
   });
 
   it('reloads exactly what was saved', () => {
     const files = createMemoryFileStore();
     const store = createConfigStore({ files, kv: fakeKv() });
     expect(store.save(sample())).toBeUndefined();
-    expect(store.load()).toEqual({ config: sample(), source: 'file', errors: [] });
+    expect(store.load()).toEqual({ config: sample(), source: 'file', errors: [], warnings: [] });
     expect(files.paths()).toEqual(['config.json']);
   });
 
@@ -108,7 +108,7 @@ describe('load and save', () => {
     files.powerCutAfter(50);
     expect(store.save(sample({ board: 'pico2-w' }))).toBe('config.json: not saved (power cut)');
     files.powerOn();
-    expect(store.load()).toEqual({ config: sample(), source: 'file', errors: [] });
+    expect(store.load()).toEqual({ config: sample(), source: 'file', errors: [], warnings: [] });
   });
 
   it('uses the given path', () => {
@@ -156,7 +156,7 @@ describe('load and save', () => {
       throw new Error('EIO');
     };
     const got = createConfigStore({ files, kv: fakeKv() }).load();
-    expect(got).toEqual({ config: defaultConfig(), source: 'defaults', errors: ['config.json: unreadable or not JSON (EIO)'] });
+    expect(got).toEqual({ config: defaultConfig(), source: 'defaults', errors: ['config.json: unreadable or not JSON (EIO)'], warnings: [] });
   });
 });
 
@@ -194,7 +194,9 @@ describe('Wi-Fi from Kaluma storage', () => {
     const kv = fakeKv({ WIFI_SSID: 'kv-net', WIFI_PASSWORD: 'short' });
     const got = createConfigStore({ files: createMemoryFileStore(), kv }).load();
     expect(got.config.wifi).toEqual({ ssid: '', password: '' });
-    expect(got.errors).toEqual(['wifi.password: 8-63 characters, or empty for an open network (from storage WIFI_SSID/WIFI_PASSWORD)']);
+    // A warning, not an error: it does not make a saved config count as invalid.
+    expect(got.errors).toEqual([]);
+    expect(got.warnings).toEqual(['wifi.password: 8-63 characters, or empty for an open network (from storage WIFI_SSID/WIFI_PASSWORD)']);
   });
 
   it('treats a storage read that throws as unset', () => {
@@ -205,7 +207,7 @@ describe('Wi-Fi from Kaluma storage', () => {
       set: () => undefined,
       remove: () => undefined,
     };
-    expect(createConfigStore({ files: createMemoryFileStore(), kv }).load()).toEqual({ config: defaultConfig(), source: 'defaults', errors: [] });
+    expect(createConfigStore({ files: createMemoryFileStore(), kv }).load()).toEqual({ config: defaultConfig(), source: 'defaults', errors: [], warnings: [] });
   });
 });
 
