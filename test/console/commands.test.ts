@@ -3,25 +3,17 @@
 // HTTP to a local service on 127.0.0.1.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createConfigStore } from '../../src/config/store';
 import type { AgentConfig } from '../../src/config/types';
 import { testConfig } from '../fakes/config';
-import { Board, localService, provisioned, until } from '../runtime/harness';
+import { Board, DEAD_URL, provisioned, sharedService, text, until } from '../runtime/harness';
 import type { Booted } from '../runtime/harness';
 
-let service: Awaited<ReturnType<typeof localService>>;
-beforeAll(async () => {
-  service = await localService();
-});
-afterAll(async () => {
-  await service.close();
-});
+const service = sharedService();
 
-const DEAD_URL = 'http://127.0.0.1:9';
 const API_KEY = testConfig().service.apiKey;
 const WIFI_PASSWORD = testConfig().wifi.password;
-const text = (bytes: Uint8Array | undefined): string => new TextDecoder().decode(bytes);
 
 function fresh(cfg: AgentConfig = testConfig(DEAD_URL)): { board: Board; b: Booted } {
   const board = new Board();
@@ -144,12 +136,7 @@ describe('status()', () => {
     expect(said(b, () => b.cmd.status!())[0]).toBe('agent     0.1.0, console-only, boot 1, up ' + shown);
   });
 
-  // Regression, now fixed (was src/console/commands.ts:33, ago(): the minutes are
-  // Math.round((s % 3600) / 60)): from 59.5 min past an hour they round up
-  // to 60 without carrying into the hours, so 2 h 59 min 30 s shows as
-  // '2 h 60 min' (and 'last 2 h 60 min ago' in the delivery line). Fix:
-  // round to whole minutes first, then split:
-  // const m = Math.round(s / 60); return Math.floor(m / 60) + ' h ' + (m % 60) + ' min'.
+  // Regression: minutes once rounded up to 60 without carrying into the hours.
   it('never shows 60 minutes past an hour', async () => {
     const b = new Board().boot();
     await b.run(10770000);
@@ -430,12 +417,7 @@ describe('test()', () => {
     b.rt.stop();
   });
 
-  // Regression, now fixed (was src/console/commands.ts:150, test(): `shown.indexOf(text) >= 0`):
-  // the read-back 'matches' when the written text appears anywhere in it, so
-  // a service holding 210 after 21 was written (or 21.5, or a JSON document
-  // with 21 in any field) passes the check. Fix: compare whole values: for
-  // Value and XML `r.value.trim() === text`; for JSON parse `body` and
-  // compare the sensor's field (and `test: true`) with the value read.
+  // Regression: a read-back once 'matched' when it merely contained the written text.
   it('says DIFFERS when the service reads back another value that contains the written one', async () => {
     const srv = http.createServer((_req, res) => {
       res.setHeader('Content-Type', 'text/plain');

@@ -2,23 +2,14 @@
 // no config, a broken one, Kaluma's Wi-Fi keys, a full one delivering to a
 // local service, crash loops into safe mode, healthy boots, the watchdog's
 // arming and the last-known-good revert.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createConfigStore } from '../../src/config/store';
 import { HEALTHY_AFTER_MS } from '../../src/runtime';
 import { testConfig } from '../fakes/config';
-import { Board, localService, provisioned } from './harness';
+import { Board, DEAD_URL, provisioned, sharedService, text } from './harness';
 
-let service: Awaited<ReturnType<typeof localService>>;
-beforeAll(async () => {
-  service = await localService();
-});
-afterAll(async () => {
-  await service.close();
-});
+const service = sharedService();
 
-/** A port nobody listens on: every request fails to connect, so the uplink retries. */
-const DEAD_URL = 'http://127.0.0.1:9';
-const text = (bytes: Uint8Array | undefined): string => new TextDecoder().decode(bytes);
 const stateJson = (board: Board): unknown => JSON.parse(text(board.files.contents('state.json')));
 
 describe('boot without a usable configuration', () => {
@@ -129,15 +120,8 @@ describe('boot without a usable configuration', () => {
     expect(b.rt.config().wifi).toEqual({ ssid: '', password: '' });
     expect(b.p.errors).toContain('config: wifi.password: 8-63 characters, or empty for an open network (from storage WIFI_SSID/WIFI_PASSWORD)');
   });
-  // Regression, now fixed (was src/config/store.ts:83 pushes the storage keys' errors into the
-  // same list as config.json's, and src/runtime.ts:271-291 treats any entry
-  // of loaded.errors as "saved configuration invalid"): a WIFI_PASSWORD in
-  // Kaluma's storage that breaks the 8-63 rule keeps a valid config.json
-  // from running. The storage keys are ignored as the error line says, yet
-  // the board boots console-only with 'saved configuration invalid (1
-  // errors above)'. Fix: return the storage problems apart from the file's
-  // errors (e.g. LoadedConfig.warnings), log them, and decide the mode on
-  // the file's errors only.
+  // Regression: a bad WIFI_PASSWORD in Kaluma's storage once made a valid
+  // config.json count as invalid; storage problems are warnings now.
   it('a storage password that breaks the rules does not stop a valid saved config', () => {
     const board = new Board();
     board.kv.set('WIFI_SSID', 'field-net');
@@ -153,9 +137,7 @@ describe('boot without a usable configuration', () => {
     b.rt.stop();
   });
 
-  // Same regression: with no config.json at all, a bad storage password makes boot
-  // blame a saved configuration that does not exist instead of naming the
-  // keys still to set.
+  // Same regression, with nothing saved: boot names the keys still to set.
   it('a storage password that breaks the rules, with nothing saved, still names the missing keys', () => {
     const board = new Board();
     board.kv.set('WIFI_SSID', 'shed-net');
@@ -221,14 +203,8 @@ describe('boot with a full configuration', () => {
     b.rt.stop();
   });
 
-  // Regression, now fixed (was src/runtime.ts:114 and :160, `now - bootedAt > 60000`): the minute
-  // the first association may take without the watchdog is counted from the
-  // boot, not from the agent's start. An agent started later (save() after
-  // configuring at the console, resume() from safe mode) arms the watchdog
-  // at its first supervisor tick, 5 s in, while its first connect (up to
-  // 30 s, blocking, on the board) is still running: the 8.4 s watchdog
-  // resets the board mid-join. Fix: set `agentStartedAt = p.clock.uptimeMs()`
-  // in startAgent() and test `now - agentStartedAt > 60000` in supervise().
+  // Regression: the first-join grace of the watchdog was once counted from
+  // boot, so an agent started later could be reset in the middle of its join.
   it('an agent started by save() two minutes after boot waits for its link before arming the watchdog', async () => {
     const board = new Board();
     const b = board.boot();
@@ -390,14 +366,8 @@ describe('maintenance boots', () => {
     expect(m.out()).not.toContain('watchdog: armed');
     m.rt.stop();
   });
-  // Regression, now fixed (was src/runtime.ts:253-257 with :276): when flash refuses the
-  // maintenance flag, maintenance() logs the error and does not reboot, but
-  // the failed write can leave an empty 'maintenance' file (LittleFS creates
-  // the file on open), and boot() takes any file of that name as the flag.
-  // The next reboot, whenever and however it comes (power cut, watchdog),
-  // then starts without agent and watchdog until someone notices. Fix: in
-  // the catch, try p.files.remove(MAINTENANCE_FILE); at boot, count the flag
-  // only when it holds the byte written ('1').
+  // Regression: a flag left half-written by a failed maintenance() once made
+  // some later boot a maintenance boot; only a whole flag counts now.
   it('a maintenance() whose flag could not be written leaves the next boot normal', () => {
     const board = new Board();
     board.save(testConfig(DEAD_URL));
@@ -428,13 +398,7 @@ describe('maintenance boots', () => {
 });
 
 describe('outbox size', () => {
-  // Regression, now fixed (was src/runtime.ts:88 sizes the outbox once at boot; apply() at :220-231
-  // never resizes it): set('agent.outboxBytes', n) and save() print 'saved;
-  // agent running', but the outbox keeps the boot's bound until a reboot, so
-  // a smaller bound (made to leave flash for something else) is exceeded.
-  // Fix: let the Outbox take a new bound (setMaxBytes(n), dropping the
-  // oldest records to fit) and call it from apply(), or have save() say that
-  // agent.outboxBytes takes effect after reboot().
+  // Regression: a new agent.outboxBytes once applied only after a reboot.
   it('save() of a smaller agent.outboxBytes bounds the outbox at once', async () => {
     const board = new Board();
     board.save(testConfig(DEAD_URL));
@@ -465,12 +429,17 @@ describe('outbox size', () => {
 });
 
 describe('last known good configuration', () => {
-  it('reverts a changed config that cannot connect (wrong port), logs why, and delivers again', async () => {
+  /** A board running a provisioned config that may be reverted after 1 min without a delivery. */
+  async function delivering() {
     const board = new Board();
     const good = await provisioned(service.svc.url, testConfig());
     good.agent.lkgRevertMs = 60000;
     board.save(good);
-    const b = board.boot();
+    return { board, good, b: board.boot() };
+  }
+
+  it('reverts a changed config that cannot connect (wrong port), logs why, and delivers again', async () => {
+    const { board, good, b } = await delivering();
     const booted = b.rt.config();
     await b.run(15000);
     expect(createConfigStore({ files: board.files, kv: board.kv, path: 'config.lkg.json' }).load().config).toEqual(booted);
@@ -492,11 +461,7 @@ describe('last known good configuration', () => {
   });
 
   it('reverts a changed config whose API key the service refuses (401), and delivers again', async () => {
-    const board = new Board();
-    const good = await provisioned(service.svc.url, testConfig());
-    good.agent.lkgRevertMs = 60000;
-    board.save(good);
-    const b = board.boot();
+    const { good, b } = await delivering();
     await b.run(15000);
 
     const bad = structuredClone(good);
@@ -517,19 +482,10 @@ describe('last known good configuration', () => {
     expect(service.writes.length).toBeGreaterThan(before);
   });
 
-  // Regression, now fixed (was src/runtime.ts:161-162): supervise() calls revert(), whose
-  // startAgent() arms a new supervisor tick (line 208); back in supervise(),
-  // line 162 arms another one and overwrites `tick` with it. From then on two
-  // supervisor chains run (every check twice per 5 s; one more per further
-  // revert), and stop() clears only the one in `tick`, leaving the other
-  // timer behind. Fix: in supervise(), return right after revert() (or
-  // re-arm only when `tick === undefined`).
+  // Regression: a revert once left a second supervisor loop running, and
+  // stop() left its timer behind.
   it('after a revert, one supervisor runs and stop() leaves no timer behind', async () => {
-    const board = new Board();
-    const good = await provisioned(service.svc.url, testConfig());
-    good.agent.lkgRevertMs = 60000;
-    board.save(good);
-    const b = board.boot();
+    const { good, b } = await delivering();
     await b.run(15000);
     const bad = structuredClone(good);
     bad.service.url = DEAD_URL;
@@ -543,11 +499,7 @@ describe('last known good configuration', () => {
   });
 
   it('stop() without a revert leaves no timer behind', async () => {
-    const board = new Board();
-    const good = await provisioned(service.svc.url, testConfig());
-    good.agent.lkgRevertMs = 60000;
-    board.save(good);
-    const b = board.boot();
+    const { good, b } = await delivering();
     await b.run(15000);
     const changed = structuredClone(good);
     changed.agent.backoffBaseMs = 3000;
@@ -558,11 +510,7 @@ describe('last known good configuration', () => {
   });
 
   it('keeps a changed config that delivers', async () => {
-    const board = new Board();
-    const good = await provisioned(service.svc.url, testConfig());
-    good.agent.lkgRevertMs = 60000;
-    board.save(good);
-    const b = board.boot();
+    const { board, b } = await delivering();
     await b.run(15000);
     const changed = structuredClone(b.rt.config());
     changed.agent.backoffBaseMs = 3000;

@@ -3,6 +3,7 @@
 // settings, like a power cycle. Real HTTP to a local service is settled
 // under the fake clock by waiting for the request in flight.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installCommands } from '../../src/console/commands';
@@ -88,3 +89,27 @@ export async function until(pred: () => boolean, what: string): Promise<void> {
 
 /** testConfig's three devices created at the service, with the key and ids filled in. */
 export const provisioned = (url: string, cfg: AgentConfig): Promise<AgentConfig> => provisionConfig(url, cfg, 'rt@example.com', 'pw-rt-0001');
+
+/** A port nobody listens on: every request fails to connect, so the uplink retries. */
+export const DEAD_URL = 'http://127.0.0.1:9';
+
+export const text = (bytes: Uint8Array | undefined): string => new TextDecoder().decode(bytes);
+
+/** One local service for a whole test file, started before and closed after it. */
+export function sharedService(): { readonly svc: RunningService; readonly writes: WriteEvent[] } {
+  let s: Awaited<ReturnType<typeof localService>> | undefined;
+  beforeAll(async () => {
+    s = await localService();
+  });
+  afterAll(async () => {
+    if (s) await s.close();
+  });
+  return {
+    get svc() {
+      return s!.svc;
+    },
+    get writes() {
+      return s!.writes;
+    },
+  };
+}
