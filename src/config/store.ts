@@ -4,6 +4,7 @@
 // the agent starts on defaults with the console, and the errors say why.
 
 import type { FileStore, KvStore, Log } from '../ports/ports';
+import { decodeUtf8 } from '../utf8';
 import { toSaved } from './saved';
 import type { AgentConfig } from './types';
 import { defaultConfig, validateConfig } from './validate';
@@ -40,7 +41,9 @@ export function createConfigStore(o: { files: FileStore; kv: KvStore; log?: Log;
     try {
       const bytes = files.read(p);
       if (bytes === undefined) return undefined;
-      return { raw: JSON.parse(new TextDecoder().decode(bytes)) as unknown };
+      const s = decodeUtf8(bytes);
+      if (s === undefined) return { error: p + ': not UTF-8 text' };
+      return { raw: JSON.parse(s) as unknown };
     } catch (e) {
       return { error: p + ': unreadable or not JSON (' + message(e) + ')' };
     }
@@ -113,7 +116,7 @@ export function createConfigStore(o: { files: FileStore; kv: KvStore; log?: Log;
       let stored: string | undefined;
       try {
         const bytes = files.read(lkgPath);
-        stored = bytes && new TextDecoder().decode(bytes);
+        stored = bytes && decodeUtf8(bytes);
       } catch {
         stored = undefined;
       }

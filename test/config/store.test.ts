@@ -3,6 +3,7 @@ import { createConfigStore } from '../../src/config/store';
 import type { AgentConfig } from '../../src/config/types';
 import { defaultConfig, validateConfig } from '../../src/config/validate';
 import type { KvStore, Log } from '../../src/ports/ports';
+import { engineDecoder } from '../fakes/engine-decoder';
 import { createMemoryFileStore } from '../fakes/files';
 
 function fakeKv(items: Record<string, string> = {}): KvStore & { gets: string[] } {
@@ -43,6 +44,7 @@ function sample(over: Record<string, unknown> = {}): AgentConfig {
 }
 
 const text = (b: Uint8Array | undefined): string | undefined => b && new TextDecoder().decode(b);
+const latin1 = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'latin1'));
 const put = (files: ReturnType<typeof createMemoryFileStore>, path: string, s: string) => files.write(path, new TextEncoder().encode(s));
 
 describe('load and save', () => {
@@ -150,6 +152,20 @@ describe('load and save', () => {
     expect(got.errors[0]).toMatch(/^config\.json: unreadable or not JSON \(.+\)$/);
   });
 
+  it('boots on defaults, naming the file, when it is not UTF-8, and never hands it to the decoder', () => {
+    const files = createMemoryFileStore();
+    const seen = engineDecoder();
+    files.write('config.json', latin1('{"wifi": {"ssid": "café"}}'));
+    const log = fakeLog();
+    const got = createConfigStore({ files, kv: fakeKv(), log }).load();
+    expect(got).toEqual({ config: defaultConfig(), source: 'defaults', errors: ['config.json: not UTF-8 text'], warnings: [] });
+    expect(log.lines).toEqual([
+      'error config: config.json is invalid; running on defaults until fixed',
+      'error config: config.json: not UTF-8 text',
+    ]);
+    expect(seen).toEqual([]);
+  });
+
   it('boots on defaults when the file cannot be read', () => {
     const files = createMemoryFileStore();
     files.read = () => {
@@ -236,6 +252,19 @@ describe('last known good', () => {
     expect(createConfigStore({ files, kv: fakeKv() }).loadLastKnownGood()).toBeUndefined();
     put(files, 'config.lkg.json', 'not json');
     expect(createConfigStore({ files, kv: fakeKv() }).loadLastKnownGood()).toBeUndefined();
+  });
+
+  it('is undefined when the stored copy is not UTF-8, and the next save replaces it', () => {
+    const files = createMemoryFileStore();
+    engineDecoder();
+    const store = createConfigStore({ files, kv: fakeKv() });
+    store.saveLastKnownGood(sample());
+    const good = files.contents('config.lkg.json')!;
+    files.write('config.lkg.json', latin1(text(good)!.replace('home', 'h\u00f6me')));
+    expect(store.loadLastKnownGood()).toBeUndefined();
+    expect(store.saveLastKnownGood(sample())).toBeUndefined();
+    expect(files.contents('config.lkg.json')).toEqual(good);
+    expect(store.loadLastKnownGood()).toEqual(sample());
   });
 
   it('a failed write keeps the previous copy', () => {

@@ -1,0 +1,35 @@
+// Kaluma 1.2.1's TextDecoder writes past its string on bytes that are not
+// well-formed UTF-8 (../shared/kaluma-repros row 4), where Node's quietly puts
+// U+FFFD in. engineDecoder() makes Node's decoder fail the test instead, for
+// the rest of the current test, so code that would crash the board fails here.
+import { onTestFinished, vi } from 'vitest';
+
+/** Node's answer: well-formed exactly when decoding and encoding again gives the same bytes. */
+export function wellFormed(b: Uint8Array): boolean {
+  return Buffer.from(Buffer.from(b).toString('utf8'), 'utf8').equals(Buffer.from(b));
+}
+
+export const hex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(' ');
+
+/**
+ * Until the test ends, TextDecoder#decode throws on malformed input, and the
+ * test fails at its end even when the code under test caught that throw.
+ * Returns the hex of every input the decoder saw.
+ */
+export function engineDecoder(): string[] {
+  const seen: string[] = [];
+  const bad: string[] = [];
+  const real = Object.getOwnPropertyDescriptor(TextDecoder.prototype, 'decode')!.value as TextDecoder['decode'];
+  const spy = vi.spyOn(TextDecoder.prototype, 'decode').mockImplementation(function (this: TextDecoder, input?: AllowSharedBufferSource) {
+    const b = input as Uint8Array;
+    seen.push(hex(b));
+    if (wellFormed(b)) return real.call(this, input);
+    bad.push(hex(b));
+    throw new Error('the engine would corrupt its heap: TextDecoder#decode(' + hex(b) + ')');
+  });
+  onTestFinished(() => {
+    spy.mockRestore();
+    if (bad.length) throw new Error('TextDecoder#decode got bytes that are not UTF-8: ' + bad.join(' | '));
+  });
+  return seen;
+}
