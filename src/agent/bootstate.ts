@@ -20,6 +20,7 @@
 // rate a 4 KB metadata block is erased a few times a day, and LittleFS moves it
 // every 500 erases, so the 100,000-cycle flash outlives the board.
 import type { FileStore, Log } from '../ports/ports';
+import { decodeUtf8 } from '../utf8';
 
 export interface BootState {
   /** Increments every boot, starting at 1. */
@@ -69,9 +70,11 @@ function load(files: FileStore): Saved | string | undefined {
     return 'unreadable (' + errText(e) + ')';
   }
   if (bytes === undefined) return undefined;
+  const text = decodeUtf8(bytes);
+  if (text === undefined) return 'corrupt (not UTF-8)';
   let v: unknown;
   try {
-    v = JSON.parse(new TextDecoder().decode(bytes));
+    v = JSON.parse(text);
   } catch {
     return 'corrupt (not JSON)';
   }

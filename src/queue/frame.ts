@@ -13,13 +13,13 @@
 // reading (device 'dev1', payload '21.50', seq 1000, uptime 1e6 ms, boot 5,
 // wall clock known) takes 29 bytes, 7 of them framing.
 
+import { decodeUtf8, isUtf8 } from '../utf8';
 import { crc32 } from './crc32';
 import type { OutboxRecord } from './types';
 
 export const FRAME_HEADER = 7;
 const MAGIC = 0xa5;
 const enc = new TextEncoder();
-const dec = new TextDecoder();
 
 function putVar(out: number[], x: number): void {
   // Plain arithmetic, not bit operators: wall-clock ms do not fit in 32 bits.
@@ -63,12 +63,22 @@ export function frameSize(b: Uint8Array, p: number): number {
   return p + FRAME_HEADER > b.length ? 0 : FRAME_HEADER + b[p + 5]! + b[p + 6]! * 256;
 }
 
-/** Length of the frame at p when it is complete and intact, else 0. */
+/** Length of the frame at p when it is complete and intact, its texts UTF-8, else 0. */
 export function checkFrame(b: Uint8Array, p: number): number {
   const n = frameSize(b, p);
   if (!n || b[p] !== MAGIC || p + n > b.length) return 0;
   const c = b[p + 1]! | (b[p + 2]! << 8) | (b[p + 3]! << 16) | (b[p + 4]! << 24);
-  return crc32(b, p + 5, p + n) === c >>> 0 ? n : 0;
+  if (crc32(b, p + 5, p + n) !== c >>> 0) return 0;
+  // We only ever write UTF-8, but text that is not would overrun the
+  // runtime's decoder: such a frame is as bad as a torn one.
+  at = p + FRAME_HEADER;
+  num(b);
+  num(b);
+  num(b);
+  num(b);
+  const dl = num(b);
+  const d = at + dl;
+  return d <= p + n && isUtf8(b, at, d) && isUtf8(b, d, p + n) ? n : 0;
 }
 
 // Read position of num(): module state instead of a closure or a returned
@@ -87,6 +97,12 @@ function num(b: Uint8Array): number {
   return x;
 }
 
+/** Checked frames are UTF-8; should flash change under a peek, U+FFFD stands in. */
+function text(v: Uint8Array): string {
+  const s = decodeUtf8(v);
+  return s === undefined ? '\ufffd' : s;
+}
+
 /** The record in the (checked) frame at p. */
 export function decodeFrame(b: Uint8Array, p: number): OutboxRecord {
   const end = p + frameSize(b, p);
@@ -98,8 +114,8 @@ export function decodeFrame(b: Uint8Array, p: number): OutboxRecord {
   const dl = num(b);
   const r: OutboxRecord = {
     seq,
-    device: dec.decode(b.subarray(at, at + dl)),
-    payload: dec.decode(b.subarray(at + dl, end)),
+    device: text(b.subarray(at, at + dl)),
+    payload: text(b.subarray(at + dl, end)),
     uptimeMs,
     bootId,
   };

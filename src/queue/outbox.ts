@@ -37,6 +37,7 @@
 // acknowledged head of the oldest segment).
 
 import type { FileStore, Log } from '../ports/ports';
+import { decodeUtf8 } from '../utf8';
 import { checkFrame, decodeFrame, encodeFrame, frameSeq, frameSize } from './frame';
 import type { Outbox, OutboxRecord, OutboxStats } from './types';
 
@@ -81,7 +82,6 @@ function message(e: unknown): string {
 /** Bytes read at a time by peek(): a few typical records. */
 const PEEK_WINDOW = 512;
 const enc = new TextEncoder();
-const dec = new TextDecoder();
 
 /**
  * Opens (or creates) the outbox in `dir`, rebuilding its state from the
@@ -177,7 +177,9 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
     const b = files.read(curPath);
     if (b) {
       try {
-        const v = JSON.parse(dec.decode(b)) as Record<string, unknown>;
+        const t = decodeUtf8(b);
+        if (t === undefined) throw new Error('not UTF-8');
+        const v = JSON.parse(t) as Record<string, unknown>;
         const w = typeof v.w;
         if (['s', 'o', 'n', 'd', 'r'].every((k) => typeof v[k] === 'number') && (w === 'string' || w === 'undefined')) {
           c = v as unknown as Cursor;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openBootState, STATE_FILE } from '../../src/agent/bootstate';
 import type { FileStore, Log } from '../../src/ports/ports';
+import { engineDecoder } from '../fakes/engine-decoder';
 
 // A tiny in-memory FileStore that records every mutating call and can be told
 // to fail the next write or rename, as a flash I/O error would.
@@ -272,6 +273,19 @@ describe('bad state files and I/O errors', () => {
       expect(f.text(STATE_FILE)).toBe('{"boot":1,"rapid":0,"healthy":false,"state":"booting"}');
     });
   }
+
+  it('starts fresh from a record that is not UTF-8, without handing it to the decoder', () => {
+    const f = memFiles();
+    const l = memLog();
+    const seen = engineDecoder();
+    // The record of boot 3 with a lone 0xF0 in its state: the byte that makes the engine's decoder overrun.
+    f.data.set(STATE_FILE, Uint8Array.from([...new TextEncoder().encode('{"boot":3,"rapid":0,"healthy":true,"state":"'), 0xf0, 0x22, 0x7d]));
+    const b = openBootState({ files: f.store, safeModeBoots: 5, log: l.log });
+    expect([b.bootId, b.rapidBoots, b.safeMode, b.lastState]).toEqual([1, 0, false, '']);
+    expect(l.lines).toEqual(['error boot state: state.json corrupt (not UTF-8), starting fresh']);
+    expect(seen).toEqual([]);
+    expect(f.text(STATE_FILE)).toBe('{"boot":1,"rapid":0,"healthy":false,"state":"booting"}');
+  });
 
   it('starts fresh when reading throws', () => {
     const f = memFiles();

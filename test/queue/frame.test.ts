@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { crc32 } from '../../src/queue/crc32';
 import { checkFrame, decodeFrame, encodeFrame, frameSeq } from '../../src/queue/frame';
 import type { OutboxRecord } from '../../src/queue/types';
+import { engineDecoder } from '../fakes/engine-decoder';
+import { patched } from './helpers';
 
 const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -71,5 +73,48 @@ describe('frame', () => {
 
   it('refuses a body over 65,535 bytes', () => {
     expect(encodeFrame({ ...typical, payload: 'x'.repeat(70_000) })).toBeUndefined();
+  });
+});
+
+describe('frame text that is not UTF-8', () => {
+  const r: OutboxRecord = { seq: 3, device: 'dev1', payload: '21.50', uptimeMs: 10, bootId: 1 };
+  const f = encodeFrame(r)!;
+  const payloadAt = f.length - 5;
+  const deviceAt = payloadAt - 4;
+
+  it('keeps a frame whose bytes were patched to other UTF-8 (the CRC helper is right)', () => {
+    const g = patched(f, { [payloadAt]: 0x33 });
+    expect(checkFrame(g, 0)).toBe(g.length);
+    expect(decodeFrame(g, 0)).toEqual({ ...r, payload: '31.50' });
+  });
+
+  it('rejects a payload ending in a lone F0, though the CRC is right', () => {
+    expect(checkFrame(patched(f, { [f.length - 1]: 0xf0 }), 0)).toBe(0);
+  });
+
+  it('rejects a device name with a stray continuation byte, though the CRC is right', () => {
+    expect(checkFrame(patched(f, { [deviceAt]: 0x80 }), 0)).toBe(0);
+  });
+
+  it('rejects a character split between device and payload, each half alone not UTF-8', () => {
+    // c3 a9 is é: whole across the boundary, but neither text may end or start mid-character.
+    expect(checkFrame(patched(f, { [payloadAt - 1]: 0xc3, [payloadAt]: 0xa9 }), 0)).toBe(0);
+  });
+
+  it('rejects a device length that reaches past the frame into the next bytes', () => {
+    const whole = patched(f, { [deviceAt - 1]: 9 });
+    expect(decodeFrame(whole, 0)).toEqual({ ...r, device: 'dev121.50', payload: '' });
+    const g = patched(f, { [deviceAt - 1]: 10 });
+    const buf = new Uint8Array(g.length + 3);
+    buf.set(g);
+    buf.set(ascii('xyz'), g.length);
+    expect(checkFrame(whole, 0)).toBe(whole.length);
+    expect(checkFrame(buf, 0)).toBe(0);
+  });
+
+  it('decodes such a frame, if ever asked, to U+FFFD without handing its bytes to the decoder', () => {
+    const seen = engineDecoder();
+    expect(decodeFrame(patched(f, { [deviceAt]: 0x80, [f.length - 1]: 0xf0 }), 0)).toEqual({ ...r, device: '\ufffd', payload: '\ufffd' });
+    expect(seen).toEqual([]);
   });
 });

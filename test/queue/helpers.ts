@@ -2,6 +2,7 @@
 // behaviour suite run once per FileStore implementation.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { FileStore } from '../../src/ports/ports';
+import { crc32 } from '../../src/queue/crc32';
 import { encodeFrame } from '../../src/queue/frame';
 import { createOutbox, type FileOutboxOptions } from '../../src/queue/outbox';
 import type { Outbox, OutboxRecord } from '../../src/queue/types';
@@ -21,6 +22,15 @@ export function flat(seq: number): OutboxRecord {
 /** Framed size of a record. */
 export function frameBytes(r: OutboxRecord): number {
   return encodeFrame(r)!.length;
+}
+
+/** Frame f with bytes set at the given offsets and its CRC made right again: damage the CRC cannot see. */
+export function patched(f: Uint8Array, at: Record<number, number>): Uint8Array {
+  const g = f.slice();
+  for (const [i, v] of Object.entries(at)) g[+i] = v;
+  const c = crc32(g, 5, g.length);
+  g.set([c & 255, (c >>> 8) & 255, (c >>> 16) & 255, c >>> 24], 1);
+  return g;
 }
 
 /** Takes the next seq and pushes a record for it; returns the record. */

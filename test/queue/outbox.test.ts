@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { FileStore, Log } from '../../src/ports/ports';
 import { createOutbox } from '../../src/queue/outbox';
+import { encodeFrame } from '../../src/queue/frame';
+import { engineDecoder } from '../fakes/engine-decoder';
 import { createMemoryFileStore } from '../fakes/files';
-import { open, outboxCoreSuite, pushNext, rec, segments, seqs } from './helpers';
+import { open, outboxCoreSuite, patched, pushNext, rec, segments, seqs } from './helpers';
 
 outboxCoreSuite('memory file store', () => {
   const store = createMemoryFileStore();
@@ -57,6 +59,36 @@ describe('outbox over the memory file store', () => {
     ob.ack(1);
     files.write('q/cursor', new TextEncoder().encode('{"s":'));
     expect(seqs(open(files).peek(5))).toEqual([1, 2, 3]);
+  });
+
+  it('treats a frame whose text is not UTF-8 like a torn one, though its CRC is right', () => {
+    const files = createMemoryFileStore();
+    const lines: string[] = [];
+    const log: Log = { info: (l) => lines.push(l), error: (l) => lines.push(l) };
+    engineDecoder();
+    const ob = open(files);
+    const pushed = [1, 2, 3].map(() => pushNext(ob));
+    const f = encodeFrame(rec(4))!;
+    files.append('q/seg-00000001', patched(f, { [f.length - 1]: 0xf0 }));
+    const again = open(files, { log });
+    expect(again.peek(10)).toEqual(pushed);
+    expect(lines).toEqual(['outbox: ignored ' + f.length + ' torn bytes in q/seg-00000001']);
+    expect(again.stats()).toMatchObject({ depth: 3, nextSeq: 4 });
+    pushNext(again);
+    expect(segments(files)).toEqual(['seg-00000001', 'seg-00000002']);
+  });
+
+  it('ignores a cursor that is not UTF-8 and starts from the oldest segment', () => {
+    const files = createMemoryFileStore();
+    const lines: string[] = [];
+    const log: Log = { info: (l) => lines.push(l), error: (l) => lines.push(l) };
+    engineDecoder();
+    const ob = open(files);
+    [1, 2, 3].forEach(() => pushNext(ob));
+    ob.ack(1);
+    files.write('q/cursor', Uint8Array.from([...new TextEncoder().encode('{"s":1,"o":0,"n":4,"d":0,"r":1,"w":"'), 0xe9, 0x22, 0x7d]));
+    expect(seqs(open(files, { log }).peek(5))).toEqual([1, 2, 3]);
+    expect(lines).toEqual(['outbox: cursor ignored: not UTF-8']);
   });
 
   it('reports an unusable store as undefined', () => {
