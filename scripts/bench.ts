@@ -138,9 +138,11 @@ const leanSockets: SocketFactory = {
     void Promise.resolve().then(() => h.onConnect());
     return {
       write: () => void Promise.resolve().then(() => h.onData(LEAN_REPLY)),
+      release: () => undefined,
       destroy: () => undefined,
     };
   },
+  abandoned: () => 0,
 };
 const LEAN_REPLY = new TextEncoder().encode('HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nValue updated');
 

@@ -34,6 +34,12 @@ export const VERSION = '0.1.0';
 /** A boot that lives this long is healthy: the rapid-reboot counter starts again. */
 export const HEALTHY_AFTER_MS = 120000;
 const TICK_MS = 5000;
+/**
+ * Abandoned connections (see SocketFactory.abandoned) at which the board
+ * restarts itself: each holds one of the driver's 16 slots for good, and the
+ * agent needs one per request plus a few finishing or from the console.
+ */
+export const ABANDONED_LIMIT = 12;
 /** Present for one boot: start without the agent and the watchdog, so flashing is not cut short by a reset. */
 const MAINTENANCE_FILE = 'maintenance';
 
@@ -153,6 +159,13 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     tick = undefined;
     if (!agent) return;
     const now = p.clock.uptimeMs();
+    const stale = p.sockets.abandoned();
+    if (stale >= ABANDONED_LIMIT) {
+      log.error('net: ' + stale + ' connections dropped by the TCP stack without a word hold their slots for good; restarting (every reading is on flash)');
+      rt.stop();
+      p.system.reboot();
+      return;
+    }
     const link = agent.link.stats();
     show(link.up ? 'online' : everDelivered ? 'offline' : 'connecting');
     // The first association runs before the watchdog is armed: connect can
@@ -243,7 +256,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       const http = createHttpClient({ sockets: p.sockets, timers: p.timers, timeoutMs: c.agent.requestTimeoutMs, maxResponseBytes: c.agent.maxResponseBytes });
       const made = createServiceClient({ http, baseUrl: c.service.url, log });
       if (!made.ok) return made;
-      const link = agent ? agent.link : createLink({ wifi: p.wifi, creds: () => c.wifi, system: p.system, log });
+      const link = agent ? agent.link : createLink({ wifi: p.wifi, creds: () => c.wifi, system: p.system, log, abandoned: () => p.sockets.abandoned() });
       if (!(await link.ensureUp())) return { ok: false as const, error: 'Wi-Fi link not up (' + link.stats().lastStep + ')' };
       return made;
     },

@@ -7,6 +7,8 @@ import type { Socket, SocketFactory, SocketHandlers } from '../../src/ports/port
 export interface NodeSocketsOptions {
   /** Returns a message to make connect() throw it, as Kaluma does with Wi-Fi down. */
   throwOnConnect?: () => string | undefined;
+  /** How long release() waits for the peer to close. Default 3000. */
+  lingerMs?: number;
 }
 
 export function createNodeSockets(o: NodeSocketsOptions = {}): SocketFactory {
@@ -29,12 +31,19 @@ export function createNodeSockets(o: NodeSocketsOptions = {}): SocketFactory {
       s.on('close', close);
       return {
         write(bytes: Uint8Array): void {
-          if (!s.destroyed) s.write(bytes);
+          if (s.destroyed) throw new Error('socket closed');
+          s.write(bytes);
+        },
+        // As on the board: the peer closes first; after LINGER_MS we close it.
+        release(): void {
+          if (closed || s.destroyed) return;
+          setTimeout(() => s.destroy(), o.lingerMs ?? 3000).unref();
         },
         destroy(): void {
           s.destroy();
         },
       };
     },
+    abandoned: () => 0,
   };
 }

@@ -48,7 +48,7 @@ function latin1(b: Uint8Array): string {
  */
 export function scriptedSockets(o: { keep?: boolean } = {}): ScriptedSockets {
   const keep = o.keep !== false;
-  const st: ScriptedSockets = { sockets: { connect }, requests: [], connects: 0 };
+  const st: ScriptedSockets = { sockets: { connect, abandoned: () => 0 }, requests: [], connects: 0 };
   function connect(_host: string, _port: number, h: SocketHandlers): Socket {
     st.connects++;
     let got: Uint8Array = new Uint8Array(0);
@@ -72,6 +72,9 @@ export function scriptedSockets(o: { keep?: boolean } = {}): ScriptedSockets {
           if (!closed) h.onData(REPLY);
         });
       },
+      release() {
+        closed = true;
+      },
       destroy() {
         closed = true;
       },
@@ -87,13 +90,14 @@ export const idleTimers: Timers = {
 };
 
 /**
- * The smallest request the spec allows (our reading of HTTP/1.1 and the
- * service spec): request line and Host (the port included, as it is not 80);
+ * The smallest request the spec allows (our reading of HTTP and the service
+ * spec): request line and Host (the port included, as it is not 80);
  * for a POST also Content-Length and the body. No Content-Type, no
  * Connection, no User-Agent: the spec asks for none of them.
  */
 export function minimalRequest(method: 'GET' | 'POST', path: string, body?: string): string {
-  let head = method + ' ' + path + ' HTTP/1.1\r\nHost: ' + HOST_HEADER + '\r\n';
+  // HTTP/1.0 or 1.1 take the same bytes; 1.0 also asks the server to close first.
+  let head = method + ' ' + path + ' HTTP/1.0\r\nHost: ' + HOST_HEADER + '\r\n';
   if (body !== undefined) head += 'Content-Length: ' + Buffer.byteLength(body, 'utf8') + '\r\n';
   return head + '\r\n' + (body ?? '');
 }

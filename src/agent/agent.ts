@@ -77,7 +77,7 @@ export function createAgent(o: {
   if (!made.ok) return made;
   const client = made.client;
   const time = createTimeKeeper({ clock: p.clock });
-  const link = createLink({ wifi: p.wifi, creds: () => config.wifi, system: p.system, log: p.log, watchdog: p.watchdog });
+  const link = createLink({ wifi: p.wifi, creds: () => config.wifi, system: p.system, log: p.log, watchdog: p.watchdog, abandoned: () => p.sockets.abandoned() });
   const uplink = createUplink({
     queue: o.queue,
     writer: o.writer || client,

@@ -5,6 +5,9 @@
 //   retry the request -> check the link -> re-associate (scan first; connect
 //   only when the SSID is visible, so a missing AP costs a scan, not 30 s)
 //   -> power-cycle the radio -> reboot.
+// While a connection is abandoned (Kaluma could not close it safely) the
+// radio is never power-cycled: the driver would close it and free its PCB a
+// second time. The ladder reboots instead.
 // Each step is counted. The outbox is on flash, so a reboot loses nothing.
 import type { Log, System, Watchdog, WifiCredentials, WifiLink } from '../ports/ports';
 
@@ -39,6 +42,8 @@ export function createLink(o: {
   system: System;
   log: Log;
   watchdog?: Watchdog;
+  /** Connections the socket port abandoned (SocketFactory.abandoned). */
+  abandoned?: () => number;
 }): Link {
   const st: LinkStats = { up: false, checks: 0, associations: 0, notVisible: 0, resets: 0, reboots: 0, lastStep: 'none' };
   let failures = 0;
@@ -79,10 +84,13 @@ export function createLink(o: {
     if (await o.wifi.isUp()) return (st.up = true);
     st.up = false;
     if (failedJoins >= LADDER.resetAfterFailedJoins) {
-      if (resetsInRow >= LADDER.rebootAfterResets) {
+      const stale = o.abandoned ? o.abandoned() : 0;
+      if (resetsInRow >= LADDER.rebootAfterResets || stale > 0) {
         st.reboots++;
         st.lastStep = 'reboot';
-        o.log.error('link: radio reset ' + resetsInRow + ' times without a link; rebooting');
+        o.log.error(stale > 0
+          ? 'link: ' + failedJoins + ' failed joins and ' + stale + ' abandoned connections (a radio reset would free them twice); rebooting'
+          : 'link: radio reset ' + resetsInRow + ' times without a link; rebooting');
         o.system.reboot();
         return false;
       }

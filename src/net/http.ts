@@ -1,11 +1,14 @@
-// A small HTTP/1.1 client over the Socket port. Kaluma's own http module
+// A small HTTP client over the Socket port. Kaluma's own http module
 // half-closes, hangs on chunked replies and mangles headers, so we frame the
-// response ourselves and close as soon as it is complete.
+// response ourselves. Requests are HTTP/1.0 (with Host): the server closes
+// the connection after its reply, and the exchange leaves the closing to it
+// (Socket.release), because a socket we close first lets the server's late
+// FIN close the next one on Kaluma. We close first only at a deadline.
+// Nothing the server sends becomes a string unless it is well-formed UTF-8.
 import type { Socket, SocketFactory, TimerId, Timers } from '../ports/ports';
-import type { HttpClient, HttpClientOptions, HttpFailure, HttpRequest, HttpResult } from './types';
+import { decodeUtf8 } from '../utf8';
+import type { HttpClient, HttpClientOptions, HttpFailure, HttpRequest, HttpResult, HttpStats } from './types';
 
-/** Largest single write: Kaluma copies each write onto its small C stack. */
-const PIECE = 2048;
 const CR = 13;
 const LF = 10;
 
@@ -20,14 +23,21 @@ const CHUNK_DATA = 6;
 const UNTIL_CLOSE = 7;
 
 const encoder = new TextEncoder();
-// Kaluma's decoder honours a view's offset, so the body is decoded without a copy.
-const decoder = new TextDecoder();
 
 export function createHttpClient(
   o: { sockets: SocketFactory; timers: Timers } & HttpClientOptions,
 ): HttpClient {
+  const st: HttpStats = { exchanges: 0, failures: {} };
   return {
-    request: (req) => new Promise<HttpResult>((resolve) => exchange(o, req, resolve)),
+    request: (req) =>
+      new Promise<HttpResult>((resolve) =>
+        exchange(o, req, (r) => {
+          st.exchanges++;
+          if (r.kind === 'failure') st.failures[r.failure] = (st.failures[r.failure] || 0) + 1;
+          resolve(r);
+        }),
+      ),
+    stats: () => st,
   };
 }
 
@@ -64,7 +74,9 @@ function exchange(
     timers.clearTimeout(deadline);
     if (sock) {
       try {
-        sock.destroy();
+        // A whole reply: the server closes; anything else: we close now.
+        if (r.kind === 'response') sock.release();
+        else sock.destroy();
       } catch {
         // Nothing more can be done with a socket that refuses to close.
       }
@@ -73,15 +85,11 @@ function exchange(
   };
   const fail = (failure: HttpFailure, why: string): void =>
     finish({ kind: 'failure', failure, reason: why, bytesSent: sent });
-  const complete = (): void =>
-    finish({
-      kind: 'response',
-      status,
-      reason,
-      headers,
-      body: decoder.decode(buf.subarray(bodyStart, w)),
-      bytesSent: sent,
-    });
+  const complete = (): void => {
+    const body = decodeUtf8(buf.subarray(bodyStart, w));
+    if (body === undefined) return fail('encoding', 'reply body is not UTF-8');
+    finish({ kind: 'response', status, reason, headers, body, bytesSent: sent });
+  };
   // Socket callbacks run in the runtime's event loop, where a throw vanishes
   // and would leave the promise pending forever.
   const guard =
@@ -95,12 +103,10 @@ function exchange(
       }
     };
 
+  // The port cuts the request into driver-sized writes; a refused write throws (guarded).
   const send = (s: Socket): void => {
-    for (let i = 0; i < out.length && !done; i += PIECE) {
-      const piece = out.subarray(i, i + PIECE);
-      s.write(piece);
-      sent += piece.length;
-    }
+    s.write(out);
+    sent = out.length;
   };
 
   const endOfHead = (): void => {
@@ -165,7 +171,8 @@ function exchange(
           scan = n;
           return;
         }
-        const line = decoder.decode(buf.subarray(p, e > p && buf[e - 1] === CR ? e - 1 : e));
+        const line = decodeUtf8(buf.subarray(p, e > p && buf[e - 1] === CR ? e - 1 : e));
+        if (line === undefined) return fail('encoding', 'reply head is not UTF-8');
         p = e + 1;
         onLine(line);
       } else {
@@ -207,7 +214,7 @@ function exchange(
   const deadline: TimerId = timers.setTimeout(() => fail('timeout', 'response'), o.timeoutMs ?? 15000);
 
   try {
-    let head = req.method + ' ' + req.path + ' HTTP/1.1\r\nHost: ' + req.host;
+    let head = req.method + ' ' + req.path + ' HTTP/1.0\r\nHost: ' + req.host;
     if (req.port !== 80) head += ':' + req.port;
     head += '\r\n';
     let body: Uint8Array = out;

@@ -12,7 +12,14 @@ export interface HttpRequest {
   contentType?: string;
 }
 
-export type HttpFailure = 'connect' | 'timeout' | 'reset' | 'too-large' | 'protocol';
+/** 'encoding': the reply was not well-formed UTF-8 (never handed to the runtime's decoder). */
+export type HttpFailure = 'connect' | 'timeout' | 'reset' | 'too-large' | 'protocol' | 'encoding';
+
+export interface HttpStats {
+  exchanges: number;
+  /** Failed exchanges by kind since start. */
+  failures: Partial<Record<HttpFailure, number>>;
+}
 
 export type HttpResult =
   | {
@@ -31,6 +38,7 @@ export type HttpResult =
 
 export interface HttpClient {
   request(req: HttpRequest): Promise<HttpResult>;
+  stats(): HttpStats;
 }
 
 export interface HttpClientOptions {

@@ -81,9 +81,19 @@ export interface SocketHandlers {
 
 /** One TCP connection. */
 export interface Socket {
-  /** Keep each write small: Kaluma silently drops a write larger than 11,680 bytes. */
+  /**
+   * Sends bytes (the port cuts them into driver-sized writes). THROWS when
+   * the platform refuses them: the connection is gone.
+   */
   write(bytes: Uint8Array): void;
-  /** Closes without a half-close; safe to call twice. No onClose is promised after it. */
+  /**
+   * The exchange is over and the peer was asked to close (HTTP/1.0): the
+   * port waits a short while for the peer's FIN, then closes it itself.
+   * Closing first on Kaluma lets a late FIN close the next socket that gets
+   * the same slot. Safe to call twice; onClose may still come.
+   */
+  release(): void;
+  /** Closes now, without a half-close; safe to call twice. No onClose is promised after it. */
   destroy(): void;
 }
 
@@ -94,6 +104,13 @@ export interface SocketFactory {
    * throw into an outcome.
    */
   connect(host: string, port: number, handlers: SocketHandlers): Socket;
+  /**
+   * Connections the platform could not close safely (Kaluma: lwIP dropped
+   * them without a word; closing would free their PCB twice). Each keeps one
+   * of the driver's 16 slots until the board restarts; while any is left,
+   * the radio must not be reset either.
+   */
+  abandoned(): number;
 }
 
 /** Small string settings (Kaluma's storage: 64 slots, 253 bytes per item on Pico W). */

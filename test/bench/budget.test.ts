@@ -21,7 +21,7 @@ describe('budgets', () => {
     for (const w of rows) console.log(`${w.format}: ${w.sent} B sent, ${w.minimal} B minimal, ratio ${w.ratio.toFixed(3)}`);
     const value = rows.find((w) => w.format === 'Value')!;
     // The capture is the client's real output, not an echo of the minimum.
-    expect(value.request.startsWith(`GET /api/updatedevicevalue/${API_KEY}/12/4821/21.50 HTTP/1.1\r\n`)).toBe(true);
+    expect(value.request.startsWith(`GET /api/updatedevicevalue/${API_KEY}/12/4821/21.50 HTTP/1.0\r\n`)).toBe(true);
     expect(value.request).toContain(`\r\nHost: ${HOST_HEADER}\r\n`);
     expect(value.ratio, `Value write: ${value.sent} B sent for ${value.minimal} B minimal`).toBeLessThanOrEqual(1.15);
   });

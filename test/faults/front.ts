@@ -129,17 +129,22 @@ export async function startFront(o: { upstreamPort: number; script: Fault[]; rea
       applied.push(fault);
       const t: Try = { fault, held: fault === 'silent', over: false };
       current = t;
-      if (fault === 'silent') return { write: () => undefined, destroy: () => void (t.over = true) };
+      if (fault === 'silent') return { write: () => undefined, release: () => void (t.over = true), destroy: () => void (t.over = true) };
       if (fault !== 'refuse') pending.push(t);
       const s = o.real.connect(host, fault === 'refuse' ? refusing : p, h);
       return {
         write: (b) => s.write(b),
+        release: () => {
+          t.over = true;
+          s.release();
+        },
         destroy: () => {
           t.over = true;
           s.destroy();
         },
       };
     },
+    abandoned: () => 0,
   };
 
   return {

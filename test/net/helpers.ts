@@ -31,6 +31,8 @@ export interface Tap {
   /** Sizes of every received segment, in order. */
   segments: number[];
   destroyed: number;
+  /** Exchanges that ended with the server asked to close first. */
+  released: number;
   /** Resolves once the client has received `total` bytes on the current connection. */
   until(total: number): Promise<void>;
 }
@@ -47,6 +49,7 @@ export function tap(inner: SocketFactory): Tap {
     writes: [],
     segments: [],
     destroyed: 0,
+    released: 0,
     until: (total) =>
       new Promise<void>((go) => {
         waiters.push({ total, go });
@@ -70,6 +73,10 @@ export function tap(inner: SocketFactory): Tap {
             t.writes.push(bytes.length);
             s.write(bytes);
           },
+          release() {
+            t.released++;
+            s.release();
+          },
           destroy() {
             t.destroyed++;
             s.destroy();
@@ -77,6 +84,7 @@ export function tap(inner: SocketFactory): Tap {
         };
         return wrapped;
       },
+      abandoned: () => inner.abandoned(),
     },
   };
   return t;

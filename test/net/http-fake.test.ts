@@ -9,6 +9,7 @@ interface Fake {
   factory: SocketFactory;
   written: string;
   destroyed: number;
+  released: number;
   handlers?: SocketHandlers;
 }
 
@@ -16,6 +17,7 @@ function fake(script: (h: SocketHandlers, f: Fake) => void, write?: (b: Uint8Arr
   const f: Fake = {
     written: '',
     destroyed: 0,
+    released: 0,
     factory: {
       connect(_host, _port, h) {
         f.handlers = h;
@@ -25,11 +27,15 @@ function fake(script: (h: SocketHandlers, f: Fake) => void, write?: (b: Uint8Arr
             if (write) write(b);
             f.written += Buffer.from(b).toString('latin1');
           },
+          release() {
+            f.released++;
+          },
           destroy() {
             f.destroyed++;
           },
         };
       },
+      abandoned: () => 0,
     },
   };
   return f;
@@ -56,7 +62,7 @@ describe('HTTP client on a scripted socket', () => {
     f.handlers!.onConnect();
     ok(f.handlers!);
     const r = await pending;
-    expect(f.written).toBe('GET /api/v HTTP/1.1\r\nHost: device.example\r\n\r\n');
+    expect(f.written).toBe('GET /api/v HTTP/1.0\r\nHost: device.example\r\n\r\n');
     expect(r).toMatchObject({ kind: 'response', status: 200, body: 'hi', bytesSent: f.written.length });
   });
 
@@ -79,7 +85,7 @@ describe('HTTP client on a scripted socket', () => {
     ok(f.handlers!);
     await pending;
     expect(f.written).toBe(
-      'POST /api/v HTTP/1.1\r\nHost: device.example\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}',
+      'POST /api/v HTTP/1.0\r\nHost: device.example\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{"a":1}',
     );
   });
 

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeSockets } from '../../host/ports/sockets';
 import { createHttpClient } from '../../src/net/http';
 import type { HttpResult } from '../../src/net/types';
+import { engineDecoder } from '../fakes/engine-decoder';
 import { bytes, deliver, peerGone, rawServer, realTimers, tap, type RawServer, type Tap } from './helpers';
 
 let servers: RawServer[] = [];
@@ -67,7 +68,7 @@ describe('request bytes', () => {
     });
     const { http } = client();
     const r = response(await http.request(get(s.port, '/api/x/%C3%A9?a=1')));
-    const expected = `GET /api/x/%C3%A9?a=1 HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\n\r\n`;
+    const expected = `GET /api/x/%C3%A9?a=1 HTTP/1.0\r\nHost: 127.0.0.1:${s.port}\r\n\r\n`;
     expect(seen).toBe(expected);
     expect(r.bytesSent).toBe(expected.length);
   });
@@ -102,7 +103,7 @@ describe('request bytes', () => {
     expect(timers.pending()).toBe(0);
   });
 
-  it('writes a large request in pieces of at most 2048 bytes', async () => {
+  it('hands a large request to the socket port whole: cutting it into driver writes is the port\'s job', async () => {
     const body = 'x'.repeat(5000) + 'é';
     let received = '';
     const port = await serveHttp((req, res) => {
@@ -116,10 +117,10 @@ describe('request bytes', () => {
     const { http, t } = client();
     const r = response(await http.request({ ...get(port, '/p'), method: 'POST', body }));
     expect(received).toBe(body);
-    const head = `POST /p HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 5002\r\n\r\n`;
+    const head = `POST /p HTTP/1.0\r\nHost: 127.0.0.1:${port}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 5002\r\n\r\n`;
     const total = head.length + 5002;
     expect(r.bytesSent).toBe(total);
-    expect(t.writes).toEqual([2048, 2048, total - 2 * 2048]);
+    expect(t.writes).toEqual([total]);
   });
 
   it('never half-closes, so a slow server still answers', async () => {
@@ -237,15 +238,39 @@ describe('response framing under any segmentation', () => {
     expect(t.segments.length).toBe(pieces.length);
   });
 
-  it('completes on Content-Length without waiting for the server to close', async () => {
+  it('completes on Content-Length without waiting for the server to close, and leaves the closing to the server', async () => {
     const s = await serve((sock) => {
       sock.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello');
     });
     const { http, t, timers } = client({ timeoutMs: 5000 });
     const r = response(await http.request(get(s.port)));
     expect(r.body).toBe('hello');
-    expect(t.destroyed).toBe(1);
+    // Closing first would let the server's late FIN close the next socket on the board.
+    expect([t.released, t.destroyed]).toEqual([1, 0]);
     expect(timers.pending()).toBe(0);
+  });
+
+  it('destroys the socket at once when the exchange fails', async () => {
+    const s = await serve((sock) => {
+      sock.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhel');
+    });
+    const { http, t } = client({ timeoutMs: 300 });
+    const r = await http.request(get(s.port));
+    expect(r).toMatchObject({ kind: 'failure', failure: 'timeout' });
+    expect([t.released, t.destroyed]).toEqual([0, 1]);
+  });
+
+  it('turns a reply that is not UTF-8 into an encoding failure, never handing it to the decoder, and counts it', async () => {
+    const seen = engineDecoder();
+    const replies = ['HTTP/1.1 200 OK\r\nX: \xe0\xf0A\r\nContent-Length: 2\r\n\r\nok', 'HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nab\xf0\x80'];
+    for (const wire of replies) {
+      const s = await serve((sock) => void sock.write(Buffer.from(wire, 'latin1')));
+      const { http } = client();
+      const r = await http.request(get(s.port));
+      expect(r).toMatchObject({ kind: 'failure', failure: 'encoding' });
+      expect(http.stats().failures).toEqual({ encoding: 1 });
+    }
+    expect(seen.every((h) => !h.includes('e0 f0') && !h.includes('f0 80'))).toBe(true);
   });
 });
 
@@ -316,7 +341,7 @@ describe('failures', () => {
     const { http, timers } = client({ timeoutMs: 300 });
     const r = await http.request(get(s.port));
     expect(r).toEqual({ kind: 'failure', failure: 'timeout', reason: 'response', bytesSent: expect.any(Number) as number });
-    expect(r.bytesSent).toBe(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\n\r\n`.length);
+    expect(r.bytesSent).toBe(`GET / HTTP/1.0\r\nHost: 127.0.0.1:${s.port}\r\n\r\n`.length);
     expect(timers.pending()).toBe(0);
     await peerGone(s.sockets[0]!);
     expect(s.sockets.length).toBe(1);

@@ -71,7 +71,7 @@ describe('Node sockets', () => {
     expect(r.events).toEqual(['close']);
   });
 
-  it('survives destroy twice and writes after destroy', async () => {
+  it('survives destroy twice, and a write after destroy throws instead of vanishing', async () => {
     let peerClosed!: () => void;
     const gone = new Promise<void>((ok) => (peerClosed = ok));
     const port = await listen((s) => {
@@ -83,7 +83,7 @@ describe('Node sockets', () => {
     await new Promise<void>((ok) => setTimeout(ok, 20));
     sock.destroy();
     sock.destroy();
-    sock.write(new Uint8Array([1]));
+    expect(() => sock.write(new Uint8Array([1]))).toThrow('socket closed');
     await gone;
     expect(r.events.filter((e) => e === 'close').length).toBeLessThanOrEqual(1);
     expect(r.events[0]).toBe('connect');

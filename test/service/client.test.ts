@@ -357,6 +357,7 @@ describe('network failures', () => {
   it('turns a throwing HTTP layer into a retry, never a rejection', async () => {
     const broken: HttpClient = {
       request: () => Promise.reject(new Error('boom at /api/x/' + KEY)),
+      stats: () => ({ exchanges: 0, failures: {} }),
     };
     const c = createServiceClient({ http: broken, baseUrl: 'http://127.0.0.1:1' });
     if (!c.ok) throw new Error(c.error);

@@ -11,6 +11,8 @@ declare function analogRead(pin: number): number;
 declare function seed(n: number): void;
 declare function setTimeout(cb: () => void, ms: number): number;
 declare function clearTimeout(id: number): void;
+declare function setInterval(cb: () => void, ms: number): number;
+declare function clearInterval(id: number): void;
 
 declare const INPUT: number;
 declare const OUTPUT: number;
@@ -37,7 +39,9 @@ declare const process: {
 declare module 'wifi' {
   interface ConnectInfo {
     ssid?: string;
-    password?: string;
+    /** A non-string joins with no key (the driver only reads a string). */
+    password?: string | true;
+    security?: 'OPEN' | 'WPA2_WPA_PSK' | 'WPA2_PSK';
     enforce?: boolean;
   }
   interface ScanEntry {

@@ -1,5 +1,11 @@
 import { setTime } from 'rtc';
-import type { Clock, Timers } from '../ports';
+import type { Clock, TimerId, Timers } from '../ports';
+
+// Kaluma's timer globals, declared here so that host-side tests type-check
+// this file against them rather than against Node's.
+declare function millis(): number;
+declare function setInterval(cb: () => void, ms: number): number;
+declare function clearInterval(id: number): void;
 
 export const kalumaClock: Clock = {
   uptimeMs: () => millis(),
@@ -7,11 +13,91 @@ export const kalumaClock: Clock = {
   setWallMs: (ms) => setTime(ms),
 };
 
+// Kaluma 1.2.1's timers have two defects a months-long program walks into:
+// clearTimeout() of a one-shot timer whose callback runs (or ran) releases
+// it twice and breaks the event loop's handle lists for good, and from handle
+// id 2^31 on (one id per setTimeout, ~248 days at 100 per second)
+// clearTimeout() finds nothing. So no program timer is ever a Kaluma timer:
+// they live in the list below, served by ONE Kaluma interval that ticks while
+// anything is pending. Kaluma's clear is only called for that interval, from
+// its own callback (safe for a repeating handle whose callback does not
+// throw), and a new id is taken only when the list goes from empty to busy.
+
+/** Tick of the interval: the resolution of every timer. */
+export const TICK_MS = 10;
+
+interface Entry {
+  at: number;
+  cb: () => void;
+  /** Arming order: ties fire in it, and a timer armed by a callback waits for the next tick. */
+  n: number;
+}
+
+const list: Entry[] = [];
+let armed = 0;
+let ticker = -1;
+// Ticks to skip before looking at the clock again: a tick comes at most once
+// per TICK_MS of real time (Kaluma catches up after a blocked loop, never
+// ahead), so skipping saves a millis() call, which allocates a heap number
+// once uptime passes 2^28 ms.
+let skip = 0;
+
+function fireDue(): void {
+  const now = millis();
+  const limit = armed;
+  for (;;) {
+    let due: Entry | undefined;
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i] as Entry;
+      if (e.at <= now && e.n < limit && (!due || e.at < due.at || (e.at === due.at && e.n < due.n))) due = e;
+    }
+    if (!due) break;
+    list.splice(list.indexOf(due), 1);
+    try {
+      due.cb();
+    } catch (e) {
+      // Kaluma prints a callback's exception and goes on; so do we, without
+      // letting it reach Kaluma (an interval whose callback throws is closed twice).
+      console.error('timer: ' + String(e));
+    }
+  }
+  let first = Infinity;
+  for (let i = 0; i < list.length; i++) if ((list[i] as Entry).at < first) first = (list[i] as Entry).at;
+  skip = first === Infinity ? 0 : Math.floor((first - now) / TICK_MS) - 1;
+  // Keep the arming counter a small integer (a larger one is a heap number).
+  if (armed > 0x4000000) {
+    let min = armed;
+    for (let i = 0; i < list.length; i++) if ((list[i] as Entry).n < min) min = (list[i] as Entry).n;
+    for (let i = 0; i < list.length; i++) (list[i] as Entry).n -= min;
+    armed -= min;
+  }
+}
+
+function tick(): void {
+  if (skip > 0) {
+    skip--;
+    return;
+  }
+  fireDue();
+  if (!list.length && ticker >= 0) {
+    clearInterval(ticker);
+    ticker = -1;
+  }
+}
+
 export const kalumaTimers: Timers = {
-  // Kaluma requires a numeric delay and does not forward extra arguments.
-  setTimeout: (cb, ms) => setTimeout(cb, ms > 0 ? ms : 0),
-  // clearTimeout throws TypeError for anything but a number.
-  clearTimeout: (id) => {
-    if (typeof id === 'number') clearTimeout(id);
+  setTimeout(cb, ms) {
+    const e: Entry = { at: millis() + (ms > 0 ? ms : 0), cb, n: armed++ };
+    list.push(e);
+    skip = 0;
+    if (ticker < 0) ticker = setInterval(tick, TICK_MS);
+    return e;
+  },
+  clearTimeout(id: TimerId) {
+    const i = list.indexOf(id as Entry);
+    if (i >= 0) list.splice(i, 1);
   },
 };
+
+/** Timers waiting (for the bench and tests). */
+export const pendingTimers = (): number => list.length;

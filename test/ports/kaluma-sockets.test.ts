@@ -1,0 +1,144 @@
+// The Kaluma socket port and the HTTP client on a model of the Pico W's TCP
+// driver (test/fakes/kaluma/net.ts): refused and reset connections are
+// abandoned, never closed (repro row 2); the server closes first, so no late
+// FIN closes the next socket, and a host name is looked up once (row 3);
+// requests reach the driver in pieces the C stack can hold (row 8).
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createHttpClient } from '../../src/net/http';
+import type { HttpRequest, HttpResult } from '../../src/net/types';
+import { httpPeer, type Peer, type PeerConn } from '../fakes/kaluma/net';
+import { kalumaEnv, type KalumaEnv } from './kaluma-env';
+
+afterEach(() => vi.unstubAllGlobals());
+
+const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nValue updated';
+const get = (host = '10.0.0.5'): HttpRequest => ({ method: 'GET', host, port: 8080, path: '/api/updatedevicevalue/k/1/2/21.5' });
+
+async function run(k: KalumaEnv, req: HttpRequest, o: { timeoutMs?: number } = {}): Promise<HttpResult> {
+  const http = createHttpClient({ sockets: k.sockets.kalumaSockets, timers: k.time.kalumaTimers, connectTimeoutMs: 5000, timeoutMs: o.timeoutMs ?? 15000 });
+  let r: HttpResult | undefined;
+  void http.request(req).then((x) => (r = x));
+  for (let i = 0; i < 400 && !r; i++) await k.timers.advance(50, () => Promise.resolve());
+  if (!r) throw new Error('the exchange never settled');
+  return r;
+}
+
+const settle = (k: KalumaEnv): Promise<void> => k.timers.advance(10000, () => Promise.resolve());
+
+describe('Kaluma socket port on the Pico W driver model', () => {
+  it('abandons a refused connection instead of closing it, and counts it', async () => {
+    const k = await kalumaEnv({ peer: { connect: (c) => c.refuse() } });
+    const r = await run(k, get());
+    expect(r).toMatchObject({ kind: 'failure', failure: 'timeout', reason: 'connect' });
+    await settle(k);
+    expect(k.net.violations).toEqual([]);
+    expect(k.sockets.kalumaSockets.abandoned()).toBe(1);
+  });
+
+  it('abandons a connection reset mid-reply', async () => {
+    const peer: Peer = {
+      connect: (c) => c.accept(),
+      data: (c) => {
+        c.send('HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nVal');
+        c.reset();
+      },
+    };
+    const k = await kalumaEnv({ peer });
+    const r = await run(k, get(), { timeoutMs: 3000 });
+    expect(r).toMatchObject({ kind: 'failure', failure: 'timeout', reason: 'response' });
+    await settle(k);
+    expect([k.net.violations, k.sockets.kalumaSockets.abandoned()]).toEqual([[], 1]);
+  });
+
+  it('finds a connection reset after its reply at the next connect, before lwIP can hand its PCB out again', async () => {
+    let n = 0;
+    const peer: Peer = {
+      connect: (c) => c.accept(),
+      data: (c) => {
+        c.send(OK);
+        if (n++ === 0) c.reset();
+        else c.fin();
+      },
+    };
+    const k = await kalumaEnv({ peer });
+    expect(await run(k, get())).toMatchObject({ kind: 'response', status: 200 });
+    for (let i = 0; i < 6; i++) expect(await run(k, get())).toMatchObject({ kind: 'response', status: 200 });
+    await settle(k);
+    expect(k.net.violations).toEqual([]);
+    expect(k.sockets.kalumaSockets.abandoned()).toBe(1);
+    expect(k.net.pcbsFree()).toBe(5);
+  });
+
+  it('leaves the closing to the server, so its FIN never closes the next request\'s socket', async () => {
+    // The FIN comes 40 ms after the reply; the next request starts at once (a backlog drains).
+    const peer: Peer = {
+      connect: (c) => c.accept(),
+      data: (c) => {
+        c.send(OK);
+        setFinLater(c);
+      },
+    };
+    const late: PeerConn[] = [];
+    const setFinLater = (c: PeerConn): void => void late.push(c);
+    const k = await kalumaEnv({ peer });
+    for (let i = 0; i < 5; i++) {
+      const r = run(k, get());
+      const got = await r;
+      expect(got).toMatchObject({ kind: 'response', status: 200 });
+      for (const c of late.splice(0)) k.timers.after(40, () => c.fin());
+    }
+    await settle(k);
+    expect(k.net.violations).toEqual([]);
+    expect([k.net.slotsInUse(), k.net.pcbsFree(), k.sockets.kalumaSockets.abandoned()]).toEqual([0, 5, 0]);
+  });
+
+  it('closes a finished connection itself when the server never sends its FIN', async () => {
+    let closedByClient = 0;
+    const k = await kalumaEnv({ peer: { ...httpPeer(() => OK, { fin: false }), closed: () => void closedByClient++ } });
+    expect(await run(k, get())).toMatchObject({ kind: 'response' });
+    expect(k.net.slotsInUse()).toBe(1);
+    await k.timers.advance(k.sockets.LINGER_MS + 100, () => Promise.resolve());
+    expect([k.net.slotsInUse(), closedByClient, k.net.violations]).toEqual([0, 1, []]);
+  });
+
+  it('hands a 6 KB request to the driver in writes the C stack can hold, and the server gets every byte', async () => {
+    const peer = httpPeer(() => OK);
+    const k = await kalumaEnv({ peer });
+    const body = JSON.stringify(Array.from({ length: 120 }, (_, i) => ({ seq: i, temp: 21.5, note: 'réglé à 20 °C' })));
+    const r = await run(k, { method: 'POST', host: '10.0.0.5', port: 8080, path: '/api/updatedevicejson/k/1/2', body, contentType: 'application/json' });
+    expect(r).toMatchObject({ kind: 'response', status: 200 });
+    const sent = Buffer.from(peer.requests[0]!, 'latin1');
+    expect(sent.subarray(sent.length - Buffer.byteLength(body)).toString('utf8')).toBe(body);
+    expect(sent.length).toBeGreaterThan(6000);
+    expect(k.net.driverWrites.length).toBeGreaterThan(5);
+    expect(Math.max(...k.net.driverWrites)).toBeLessThanOrEqual(k.sockets.PIECE + 1);
+    expect(k.net.violations).toEqual([]);
+  });
+
+  it('looks a host name up once, connects by address after, and looks it up again when that address stops answering', async () => {
+    let refuse = false;
+    const inner = httpPeer(() => OK);
+    const k = await kalumaEnv({ peer: { ...inner, connect: (c) => (refuse ? c.refuse() : c.accept()) } });
+    k.net.dns['svc.example'] = '10.0.0.5';
+    for (let i = 0; i < 10; i++) expect(await run(k, get('svc.example'))).toMatchObject({ kind: 'response' });
+    expect(k.net.dnsLookups).toBe(1);
+    refuse = true;
+    expect(await run(k, get('svc.example'))).toMatchObject({ kind: 'failure' });
+    refuse = false;
+    k.net.dns['svc.example'] = '10.0.0.6';
+    expect(await run(k, get('svc.example'))).toMatchObject({ kind: 'response' });
+    expect(k.net.dnsLookups).toBe(2);
+    await settle(k);
+    expect(k.net.violations).toEqual([]);
+  });
+
+  it('runs 100 exchanges beside a running sampler on the one Kaluma timer id the sampler already took', async () => {
+    const k = await kalumaEnv({ peer: httpPeer(() => OK) });
+    const t = k.time.kalumaTimers;
+    const sample = (): void => void t.setTimeout(sample, 1000);
+    sample();
+    for (let i = 0; i < 100; i++) expect(await run(k, get())).toMatchObject({ kind: 'response' });
+    expect(k.timers.idsTaken()).toBe(1);
+    expect(k.timers.violations).toEqual([]);
+  });
+});
