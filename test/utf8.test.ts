@@ -170,9 +170,6 @@ describe('the decoder never sees bytes that are not UTF-8', () => {
   });
 });
 
-// Files that may still name TextDecoder. TEMPORARY: src/net/http.ts is being
-// rewritten to decode through src/utf8.ts; that change removes its entry here.
-const NOT_YET_ON_DECODE_UTF8 = ['src/net/http.ts'];
 /** Where TextDecoder belongs: the one checked decoder and the engine's declaration. */
 const DECODER_HOMES = ['src/utf8.ts', 'src/engine.d.ts'];
 
@@ -199,7 +196,7 @@ describe('TextDecoder stays behind decodeUtf8', () => {
     tsFiles('src').flatMap((f) => decoderLines(readFileSync(f, 'utf8')).map((l) => f + ':' + l));
 
   it('appears in src/ only in src/utf8.ts and the engine declaration', () => {
-    const outside = uses().filter((u) => !DECODER_HOMES.concat(NOT_YET_ON_DECODE_UTF8).includes(u.split(':')[0]!));
+    const outside = uses().filter((u) => !DECODER_HOMES.includes(u.split(':')[0]!));
     expect(outside).toEqual([]);
   });
 

@@ -4,6 +4,7 @@
 import type { AgentConfig } from '../config/types';
 import { createChain } from '../filters/index';
 import { createHttpClient } from '../net/http';
+import type { HttpClient } from '../net/types';
 import type { Platform } from '../ports/ports';
 import type { Outbox } from '../queue/types';
 import { createServiceClient } from '../service/client';
@@ -35,6 +36,8 @@ export interface Agent {
   readonly link: Link;
   readonly time: TimeKeeper;
   readonly client: ServiceClient;
+  /** The HTTP client under `client`, for its failure counts. */
+  readonly http: HttpClient;
   readonly queue: Outbox;
   start(): void;
   stop(): void;
@@ -134,7 +137,7 @@ export function createAgent(o: {
   }
   let on = false;
   const agent: Agent = {
-    sampler, uplink, link, time, client, queue: o.queue,
+    sampler, uplink, link, time, client, http, queue: o.queue,
     start() {
       if (on) return;
       on = true;

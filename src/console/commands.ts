@@ -77,6 +77,10 @@ export function installCommands(rt: Runtime): Record<string, (...a: unknown[]) =
         if (u.nextAttemptMs !== undefined && u.nextAttemptMs > now) out('next try  in ' + ago(u.nextAttemptMs - now));
         out('clock     ' + (a.time.known() ? new Date(p.clock.wallMs()).toISOString() : 'not set yet (set from the service\'s Date header)'));
         const s = a.sampler.stats();
+        const h = a.http.stats();
+        let fails = '';
+        for (const k in h.failures) fails += ', ' + k + ' ' + h.failures[k as keyof typeof h.failures];
+        out('http      ' + h.exchanges + ' exchanges' + (fails ? '; failed' + fails.slice(1) : '') + '; connections abandoned ' + p.sockets.abandoned());
         out('sampler   ' + s.runs + ' runs, ' + s.errors + ' sensor errors, ' + s.dropped + ' filtered out');
         if (u.lastError) out('last err  ' + u.lastError);
         else if (s.lastError) out('last err  ' + s.lastError);

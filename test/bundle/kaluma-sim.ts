@@ -6,6 +6,11 @@
 // exception in a timer or driver callback is recorded: on the board it
 // would kill that timer silently.
 import vm from 'node:vm';
+import { createKalumaNet, httpPeer } from '../fakes/kaluma/net';
+import type { KalumaNet, Peer } from '../fakes/kaluma/net';
+import { createKalumaTimers } from '../fakes/kaluma/timers';
+import { hex, wellFormed } from '../fakes/engine-decoder';
+import type { KalumaTimers } from '../fakes/kaluma/timers';
 
 export interface Request {
   method: string;
@@ -21,26 +26,38 @@ export interface KalumaSim {
   requests: Request[];
   files: Map<string, Uint8Array>;
   wifi: { ap: boolean; up: boolean };
+  /** Kaluma's timers and the TCP driver, with what would hurt the board in their violations. */
+  timers: KalumaTimers;
+  net: KalumaNet;
+  /** storage.getItem()/key() calls: each overruns the C heap on the board. */
+  storageReads: string[];
+  /** Board resets by the watchdog (system.reboot); the program stops at the first. */
+  readonly resets: number;
+  /** Everything above that would hurt the board: timer and driver violations, decoder misuse. */
+  harm(): string[];
   run(code: string): unknown;
   advance(ms: number): Promise<void>;
 }
 
 const REPLY = 'HTTP/1.1 200 OK\r\nContent-Length: 13\r\nDate: Sun, 22 Nov 2026 08:05:00 GMT\r\n\r\nValue updated';
 
-export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: string } = {}): KalumaSim {
-  let now = 0;
-  let nextId = 1;
-  const timers = new Map<number, { at: number; cb: () => void }>();
+export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: string; peer?: Peer } = {}): KalumaSim {
+  let nextFd = 1;
+  const kt = createKalumaTimers();
   const files = o.files ?? new Map<string, Uint8Array>();
+  const storageReads: string[] = [];
+  let wdtMs: number | undefined;
+  const decoderMisuse: string[] = [];
   const fds = new Map<number, { path: string }>();
   const storage = new Map<string, string>();
   const wifi = { ap: true, up: false };
-  const sim = { out: [] as string[], errors: [] as string[], callbackErrors: [] as string[], requests: [] as Request[] };
+  const sim = { out: [] as string[], errors: [] as string[], callbackErrors: [] as string[], requests: [] as Request[], resets: 0 };
   const guard = (what: string, f: () => void): void => {
     try {
       f();
     } catch (e) {
-      sim.callbackErrors.push(what + ': ' + String(e));
+      // After a reset the program is gone; what it was doing does not count.
+      if (!sim.resets) sim.callbackErrors.push(what + ': ' + String(e));
     }
   };
   const str = (a: unknown[]): string => a.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' ');
@@ -51,7 +68,7 @@ export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: str
       if (flags === 'w') files.set(path, new Uint8Array(0));
       else if (flags.startsWith('a')) throw sysErr('append mode is broken in this build');
       else if (!files.has(path)) throw sysErr('ENOENT ' + path);
-      const fd = nextId++;
+      const fd = nextFd++;
       fds.set(fd, { path });
       return fd;
     },
@@ -124,58 +141,40 @@ export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: str
     }
   }
 
-  class Socket {
-    private handlers: Record<string, ((d?: unknown) => void)[]> = {};
-    private req = '';
-    private open = false;
-    on(ev: string, cb: (d?: unknown) => void): this {
-      (this.handlers[ev] = this.handlers[ev] ?? []).push(cb);
-      return this;
-    }
-    private emit(ev: string, d?: unknown): void {
-      for (const h of this.handlers[ev] ?? []) guard('socket ' + ev + ' handler', () => h(d));
-    }
-    connect(_o: { host: string; port: number }, cb: () => void): this {
-      if (!wifi.up) throw new Error('WiFi is not connected.');
-      this.open = true;
-      later(1, () => guard('socket connect callback', cb));
-      return this;
-    }
-    write(d: Uint8Array | string): boolean {
-      this.req += typeof d === 'string' ? d : Buffer.from(d).toString('latin1');
-      const head = this.req.indexOf('\r\n\r\n');
-      if (head < 0) return true;
-      const len = /\r\ncontent-length: (\d+)/i.exec(this.req.slice(0, head));
-      const body = this.req.slice(head + 4);
-      if (body.length < (len ? Number(len[1]) : 0)) return true;
-      const [method, path] = this.req.split(' ');
-      sim.requests.push({ method: method!, path: path!, body: Buffer.from(body, 'latin1').toString('utf8') });
-      this.req = '';
-      later(5, () => {
-        if (!this.open) return;
-        this.emit('data', new Uint8Array(Buffer.from(REPLY, 'latin1')));
-      });
-      return true;
-    }
-    destroy(): void {
-      if (!this.open) return;
-      this.open = false;
-      this.emit('close');
-    }
-  }
-
-  function later(ms: number, cb: () => void): number {
-    const id = nextId++;
-    timers.set(id, { at: now + ms, cb });
-    return id;
-  }
+  // The service: answers each whole request with REPLY and closes (HTTP/1.0).
+  const service = o.peer ?? httpPeer(() => REPLY);
+  const peer: Peer = {
+    connect: (c) => service.connect(c),
+    data(c, bytes) {
+      const before = (service as { requests?: string[] }).requests?.length ?? 0;
+      service.data?.(c, bytes);
+      const reqs = (service as { requests?: string[] }).requests;
+      if (reqs && reqs.length > before) {
+        const raw = reqs[reqs.length - 1]!;
+        const head = raw.indexOf('\r\n\r\n');
+        const [method, path] = raw.split(' ');
+        sim.requests.push({ method: method!, path: path!, body: Buffer.from(raw.slice(head + 4), 'latin1').toString('utf8') });
+      }
+    },
+    closed: (c) => service.closed?.(c),
+  };
+  const net = createKalumaNet({ timers: kt, peer, latencyMs: 2 });
+  // socket() refuses while the station link is down, as the driver does.
+  net.link = wifi;
 
   const modules: Record<string, unknown> = {
     fs,
     wifi: { WiFi },
-    net: { Socket },
-    wdt: { WDT: class { feed(): void {} } },
-    rtc: { setTime: () => undefined, getTime: () => now },
+    net: net.module,
+    wdt: {
+      WDT: class {
+        constructor(ms: number) {
+          wdtMs = ms;
+        }
+        feed(): void {}
+      },
+    },
+    rtc: { setTime: () => undefined, getTime: () => kt.now() },
     pico_cyw43: { PicoCYW43: class { putGpio(_p: number, v: unknown): void { if (typeof v !== 'boolean') throw new TypeError('boolean expected'); } getGpio(): boolean { return false; } } },
     rp2: { randomBigInt: () => BigInt('123456789012345678901234567890') },
   };
@@ -189,6 +188,7 @@ export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: str
     storage: {
       getItem(k: unknown) {
         if (typeof k !== 'string') throw new TypeError('string expected');
+        storageReads.push(k);
         return storage.has(k) ? storage.get(k) : null;
       },
       setItem(k: unknown, v: unknown) {
@@ -201,8 +201,15 @@ export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: str
     console: { log: (...a: unknown[]) => void sim.out.push(str(a)), error: (...a: unknown[]) => void sim.errors.push(str(a)) },
     print: (...a: unknown[]) => void sim.out.push(str(a)),
     seed: () => undefined,
-    millis: () => now,
-    delay: () => undefined,
+    millis: kt.globals.millis,
+    // The only way a program resets the board is a watchdog left unfed:
+    // system.reboot() arms it at 1 ms and waits in delay().
+    delay: () => {
+      if (wdtMs === undefined || wdtMs > 1000) return;
+      sim.resets++;
+      kt.halt();
+      throw new Error('board reset by the watchdog');
+    },
     pinMode: () => undefined,
     digitalRead: () => 1,
     digitalWrite: () => undefined,
@@ -211,16 +218,20 @@ export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: str
     OUTPUT: 1,
     INPUT_PULLUP: 2,
     INPUT_PULLDOWN: 3,
-    setTimeout(cb: unknown, ms: unknown) {
-      if (typeof cb !== 'function' || typeof ms !== 'number') throw new TypeError('setTimeout(cb, ms): ms must be a number');
-      return later(ms, () => guard('timer callback', cb as () => void));
-    },
-    clearTimeout(id: unknown) {
-      if (typeof id !== 'number') throw new TypeError('clearTimeout: id must be a number');
-      timers.delete(id);
-    },
+    setTimeout: (cb: unknown, ms: unknown) => kt.globals.setTimeout(typeof cb === 'function' ? () => guard('timer callback', cb as () => void) : cb, ms),
+    setInterval: (cb: unknown, ms: unknown) => kt.globals.setInterval(typeof cb === 'function' ? () => guard('interval callback', cb as () => void) : cb, ms),
+    clearTimeout: kt.globals.clearTimeout,
+    clearInterval: kt.globals.clearInterval,
+    __netdev: net.netdev,
     TextEncoder,
-    TextDecoder,
+    // Kaluma's decoder corrupts its heap on bytes that are not UTF-8.
+    TextDecoder: class extends TextDecoder {
+      override decode(b?: AllowSharedBufferSource): string {
+        const bytes = b instanceof Uint8Array ? b : new Uint8Array(0);
+        if (!wellFormed(bytes)) decoderMisuse.push('TextDecoder#decode(' + hex(bytes) + ') of bytes that are not UTF-8');
+        return super.decode(b);
+      }
+    },
     btoa,
   };
   const ctx = vm.createContext(g);
@@ -236,22 +247,20 @@ export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: str
   return {
     ctx,
     ...sim,
+    // Exceptions in driver callbacks (socket handlers) surface in the timer model.
+    get callbackErrors() {
+      return sim.callbackErrors.concat(sim.resets ? [] : kt.thrown);
+    },
+    get resets() {
+      return sim.resets;
+    },
     files,
     wifi,
+    timers: kt,
+    net,
+    storageReads,
+    harm: () => kt.violations.concat(net.violations, decoderMisuse),
     run: (code): unknown => vm.runInContext(code, ctx, { filename: 'agent.js' }) as unknown,
-    async advance(ms) {
-      const end = now + ms;
-      for (;;) {
-        await new Promise((r) => setImmediate(r));
-        let due: [number, { at: number; cb: () => void }] | undefined;
-        for (const e of timers) if (e[1].at <= end && (!due || e[1].at < due[1].at)) due = e;
-        if (!due) break;
-        timers.delete(due[0]);
-        now = Math.max(now, due[1].at);
-        due[1].cb();
-      }
-      now = end;
-      await new Promise((r) => setImmediate(r));
-    },
+    advance: (ms) => kt.advance(ms, () => new Promise((r) => setImmediate(r))),
   };
 }

@@ -7,12 +7,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle } from '../../scripts/build';
 import { toSaved } from '../../src/config/saved';
 import { testConfig } from '../fakes/config';
+import type { Peer, PeerConn } from '../fakes/kaluma/net';
 import { createKalumaSim } from './kaluma-sim';
 
 let bundle = '';
 beforeAll(async () => {
-  const r = await buildBundle({ outfile: 'dist/smoke-agent.js' });
-  bundle = readFileSync(r.outfile, 'utf8');
+  // SMOKE_BUNDLE runs these tests on another build (e.g. an older commit's, to show what they catch).
+  const other = process.env['SMOKE_BUNDLE'];
+  bundle = readFileSync(other || (await buildBundle({ outfile: 'dist/smoke-agent.js' })).outfile, 'utf8');
 });
 
 function configured(): Map<string, Uint8Array> {
@@ -36,6 +38,8 @@ describe('the device bundle on a Kaluma stand-in', () => {
     await k.advance(180000);
     expect(k.out.some((l) => l.startsWith('status()'))).toBe(true);
     expect(k.callbackErrors).toEqual([]);
+    expect(k.harm()).toEqual([]);
+    expect(k.storageReads).toEqual([]);
     expect(k.requests).toEqual([]);
   });
 
@@ -48,10 +52,13 @@ describe('the device bundle on a Kaluma stand-in', () => {
     // device each); the 120 s group is still on its way when the clock stops.
     expect(paths.slice(0, 3)).toEqual(['GET /api/updatedevicevalue/KEY/1/1111/N', 'POST /api/updatedevicejson/KEY/2/2222', 'POST /api/updatedevicexml/KEY/3/3333']);
     expect(paths.length).toBe(36);
-    expect(JSON.parse(k.requests[1]!.body)).toMatchObject({ seq: 2, uptime_ms: 0 });
+    // Timers fire on the timers port's 10 ms tick: the first sample is at 10 ms.
+    expect(JSON.parse(k.requests[1]!.body)).toMatchObject({ seq: 2, uptime_ms: 10 });
     expect(k.out).toContain('watchdog: armed');
     expect(k.errors).toEqual([]);
     expect(k.callbackErrors).toEqual([]);
+    expect(k.harm()).toEqual([]);
+    expect(k.storageReads).toEqual([]);
   });
 
   it('queues readings on flash while the access point is away and delivers them in order after', async () => {
@@ -68,6 +75,8 @@ describe('the device bundle on a Kaluma stand-in', () => {
     expect(seqs.length).toBe(90);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(k.callbackErrors).toEqual([]);
+    expect(k.harm()).toEqual([]);
+    expect(k.storageReads).toEqual([]);
   });
 
   it('takes console commands typed as text', async () => {
@@ -83,5 +92,83 @@ describe('the device bundle on a Kaluma stand-in', () => {
     expect(k.out.some((l) => /^agent {5}0\.1\.0, running, boot 1/.test(l))).toBe(true);
     await k.advance(60000);
     expect(k.callbackErrors).toEqual([]);
+    expect(k.harm()).toEqual([]);
+    expect(k.storageReads).toEqual([]);
+  });
+});
+
+const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 13\r\nDate: Sun, 22 Nov 2026 08:05:00 GMT\r\n\r\nValue updated';
+
+/**
+ * A service that misbehaves in turn: answers, refuses the connection, never
+ * answers, resets mid-reply, answers in bytes that are not UTF-8, answers and
+ * sends its FIN only 40 ms later.
+ */
+function unreliable(): Peer & { answered: number; later: (ms: number, cb: () => void) => void } {
+  const faults = ['ok', 'refuse', 'silent', 'reset', 'latin1', 'late-fin'];
+  let n = 0;
+  const bufs = new Map<PeerConn, string>();
+  const fault = new Map<PeerConn, string>();
+  const peer = {
+    answered: 0,
+    later: (_ms: number, cb: () => void): void => cb(),
+    connect(c: PeerConn) {
+      const f = faults[n++ % faults.length]!;
+      fault.set(c, f);
+      if (f === 'refuse') c.refuse();
+      else c.accept();
+    },
+    data(c: PeerConn, bytes: Uint8Array) {
+      const got = (bufs.get(c) || '') + String.fromCharCode(...bytes);
+      bufs.set(c, got);
+      const end = got.indexOf('\r\n\r\n');
+      const cl = /\r\ncontent-length: *(\d+)/i.exec(got.slice(0, end));
+      if (end < 0 || got.length < end + 4 + (cl ? Number(cl[1]) : 0)) return;
+      const f = fault.get(c);
+      if (f === 'silent') return;
+      if (f === 'reset') return (c.send(OK.slice(0, 30)), c.reset());
+      if (f === 'latin1') return (c.send('HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nd\xe9j\xe0'), c.fin());
+      peer.answered++;
+      c.send(OK);
+      if (f === 'late-fin') peer.later(40, () => c.fin());
+      else c.fin();
+    },
+  };
+  return peer;
+}
+
+describe('the device bundle against a service that fails in every way the runtime mishandles', () => {
+  it('times out, abandons refused and reset connections, refuses non-UTF-8 replies, and harms neither the timers nor the TCP stack', async () => {
+    const peer = unreliable();
+    const k = createKalumaSim({ files: configured(), peer });
+    peer.later = (ms, cb) => k.timers.after(ms, cb);
+    k.run(bundle);
+    await k.advance(2 * 60 * 1000);
+    expect(peer.answered).toBeGreaterThan(3);
+    expect(k.harm()).toEqual([]);
+    expect(k.callbackErrors).toEqual([]);
+    expect(k.storageReads).toEqual([]);
+    // No handle id per request or per write: minutes of traffic took a handful.
+    expect(k.timers.idsTaken()).toBeLessThan(10);
+    k.run('status()');
+    const http = k.out.filter((l) => l.startsWith('http '));
+    expect(http.length).toBe(1);
+    expect(http[0]).toMatch(/^http {6}\d+ exchanges; failed .*timeout \d+.*encoding \d+.*; connections abandoned [1-9]\d*$/);
+    expect(k.resets).toBe(0);
+    // Two connections in six are dropped by the TCP stack: the board restarts in order at 12.
+    await k.advance(30 * 60 * 1000);
+    expect(k.resets).toBe(1);
+    expect(k.harm()).toEqual([]);
+  });
+
+  it('restarts the board in order once 12 refused connections hold their slots, with every reading still on flash', async () => {
+    const k = createKalumaSim({ files: configured(), peer: { connect: (c) => c.refuse() } });
+    k.run(bundle);
+    await k.advance(4 * 3600 * 1000);
+    expect(k.resets).toBe(1);
+    expect(k.errors).toContain('net: 12 connections dropped by the TCP stack without a word hold their slots for good; restarting (every reading is on flash)');
+    expect(k.harm()).toEqual([]);
+    expect(k.net.slotsInUse()).toBe(12);
+    expect([...k.files.keys()].some((p) => p.startsWith('/q/seg-'))).toBe(true);
   });
 });

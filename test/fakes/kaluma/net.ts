@@ -124,6 +124,13 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
       else if (p.slot !== fd) net.violations.push('closed slot ' + fd + ' whose PCB lwIP had given to the connection on slot ' + p.slot);
       else if (!byPeer) {
         p.weClosed = true;
+        // A peer that never sends its FIN: lwIP gives up on FIN_WAIT_2 after 20 s.
+        t.after(20000, () => {
+          if (!p.freed && p.weClosed && !p.peerClosed && p.slot === fd) {
+            p.freed = true;
+            p.slot = -1;
+          }
+        });
         if (s.conn) {
           const c = s.conn;
           t.after(lat, () => o.peer.closed?.(c));

@@ -19,11 +19,11 @@ interface Handle {
 
 export interface KalumaTimers {
   globals: {
-    millis(): number;
-    setTimeout(cb: unknown, ms: unknown): number;
-    setInterval(cb: unknown, ms: unknown): number;
-    clearTimeout(id: unknown): void;
-    clearInterval(id: unknown): void;
+    millis: () => number;
+    setTimeout: (cb: unknown, ms: unknown) => number;
+    setInterval: (cb: unknown, ms: unknown) => number;
+    clearTimeout: (id: unknown) => void;
+    clearInterval: (id: unknown) => void;
   };
   /** What would hurt the board, one line each. */
   violations: string[];
@@ -36,6 +36,8 @@ export interface KalumaTimers {
   armed(): number;
   /** A driver event: runs at now + ms, takes no id. */
   after(ms: number, cb: () => void): void;
+  /** The board reset: nothing fires any more. */
+  halt(): void;
   /** Moves time by ms, firing what falls due in order; `between` runs after each callback. */
   advance(ms: number, between?: () => Promise<void>): Promise<void>;
 }
@@ -50,8 +52,10 @@ export function createKalumaTimers(o: { firstId?: number } = {}): KalumaTimers {
   const violations: string[] = [];
   const thrown: string[] = [];
 
+  let halted = false;
   const arm = (cb: unknown, ms: unknown, kind: 'timeout' | 'interval'): number => {
     if (typeof cb !== 'function' || typeof ms !== 'number') throw new TypeError('set' + kind + '(cb, ms): ms must be a number');
+    if (halted) return 0;
     const id = nextId++ >>> 0;
     taken++;
     const h: Handle = { id, at: now + Math.max(0, ms), cb: cb as () => void, every: Math.max(1, ms), kind, state: 'armed' };
@@ -87,7 +91,12 @@ export function createKalumaTimers(o: { firstId?: number } = {}): KalumaTimers {
     now: () => now,
     idsTaken: () => taken,
     armed: () => live.filter((h) => h.kind !== 'driver').length,
+    halt() {
+      live.length = 0;
+      halted = true;
+    },
     after(ms, cb) {
+      if (halted) return;
       live.push({ id: -1 - seq++, at: now + Math.max(0, ms), cb, every: 0, kind: 'driver', state: 'armed' });
     },
     async advance(ms, between = async () => undefined) {
