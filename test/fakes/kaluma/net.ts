@@ -26,6 +26,8 @@ interface Pcb {
   /** We sent our FIN: the peer's FIN still to come goes to tcp_arg's slot. */
   weClosed: boolean;
   peerClosed: boolean;
+  /** Allocation order. */
+  since: number;
 }
 
 interface Slot {
@@ -73,6 +75,11 @@ export interface KalumaNet {
   dnsLookups: number;
   /** Slots in use (taken and not closed). */
   slotsInUse(): number;
+  /**
+   * Frees the slots of connections lwIP dropped (what a board restart does),
+   * for long runs of the port alone; returns how many.
+   */
+  releaseAbandoned(): number;
   pcbsFree(): number;
   /** Decides whether socket() throws 'WiFi is not connected.' */
   link: { up: boolean };
@@ -90,7 +97,8 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
   const lat = o.latencyMs ?? 1;
   const t = o.timers;
   const slots: Slot[] = Array.from({ length: SLOTS }, () => ({ fd: -1, state: CLOSED, pcb: undefined, obj: undefined, conn: undefined }));
-  const pool: Pcb[] = Array.from({ length: PCBS }, (_, n) => ({ n, freed: true, slot: -1, weClosed: false, peerClosed: false }));
+  const pool: Pcb[] = Array.from({ length: PCBS }, (_, n) => ({ n, freed: true, slot: -1, weClosed: false, peerClosed: false, since: 0 }));
+  let allocs = 0;
   const net: KalumaNet = {
     netdev: undefined as unknown as KalumaNet['netdev'],
     module: undefined as unknown as KalumaNet['module'],
@@ -98,6 +106,16 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
     driverWrites: [],
     dnsLookups: 0,
     slotsInUse: () => slots.filter((s, i) => s.fd === i).length,
+    releaseAbandoned() {
+      let n = 0;
+      slots.forEach((s, i) => {
+        if (s.fd === i && s.pcb && (s.pcb.freed || s.pcb.slot !== i)) {
+          Object.assign(s, { fd: -1, state: CLOSED, pcb: undefined, obj: undefined, conn: undefined });
+          n++;
+        }
+      });
+      return n;
+    },
     pcbsFree: () => pool.filter((p) => p.freed).length,
     link: { up: true },
     dns: {},
@@ -177,11 +195,23 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
           ip = found;
         }
         s.obj!['raddr'] = ip;
-        const p = pool.find((x) => x.freed);
+        // With the pool empty, lwIP's tcp_alloc kills the oldest connection we already closed.
+        let p = pool.find((x) => x.freed);
+        if (!p) {
+          const closing = pool.filter((x) => x.weClosed).sort((a, b) => a.since - b.since)[0];
+          if (closing) {
+            closing.freed = true;
+            closing.slot = -1;
+            p = closing;
+          }
+        }
         if (!p) netdev.errno = -1;
         else {
-          Object.assign(p, { freed: false, slot: fd, weClosed: false, peerClosed: false });
+          Object.assign(p, { freed: false, slot: fd, weClosed: false, peerClosed: false, since: ++allocs });
           s.pcb = p;
+          const mine = p.since;
+          // Events of a connection whose PCB lwIP has since given to another one go nowhere.
+          const gone = (): boolean => p.freed || p.since !== mine;
           s.state = CONNECTED;
           s.obj!['state'] = CONNECTED;
           netdev.errno = 0;
@@ -191,21 +221,21 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
             received: [],
             accept: () =>
               t.after(lat, () => {
-                if (p.freed || p.weClosed) return;
+                if (gone() || p.weClosed) return;
                 const at = p.slot;
                 if (at >= 0) call(slots[at]!.obj, 'connect_cb');
               }),
-            refuse: () => t.after(lat, () => !p.freed && !p.weClosed && free(p, 'refused')),
+            refuse: () => t.after(lat, () => !gone() && !p.weClosed && free(p, 'refused')),
             send: (b) =>
               t.after(lat, () => {
-                if (p.freed || p.weClosed || p.peerClosed) return;
+                if (gone() || p.weClosed || p.peerClosed) return;
                 const at = p.slot;
                 const bytes = typeof b === 'string' ? latin1(b) : b;
                 if (at >= 0) call(slots[at]!.obj, 'read_cb', new Uint8Array(bytes));
               }),
             fin: () =>
               t.after(lat, () => {
-                if (p.freed || p.peerClosed) return;
+                if (gone() || p.peerClosed) return;
                 p.peerClosed = true;
                 const at = p.slot;
                 if (p.weClosed) {
@@ -218,7 +248,7 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
                   free(p, 'fin');
                 } else if (at >= 0 && slots[at]!.pcb === p) socketClose(at, true);
               }),
-            reset: () => t.after(lat, () => !p.freed && free(p, 'reset')),
+            reset: () => t.after(lat, () => !gone() && free(p, 'reset')),
           };
           s.conn = conn;
           t.after(lat, () => o.peer.connect(conn));

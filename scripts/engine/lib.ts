@@ -1,0 +1,50 @@
+// Runs programs on the device's runtime built for the PC (Kaluma 1.2.1 with
+// the Pico W's heap, ../shared/engine). The binary is never part of this
+// repository: its path comes from --engine PATH or KALUMA_ENGINE, and without
+// one a script says so in one line and stops.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { buildBundle } from '../build';
+
+export function enginePath(): string | undefined {
+  const i = process.argv.indexOf('--engine');
+  const p = i >= 0 ? process.argv[i + 1] : process.env['KALUMA_ENGINE'];
+  return p && existsSync(p) ? p : undefined;
+}
+
+/** Bundles an entry as the device bundle is built (IIFE, es2019, Kaluma modules external). */
+export async function buildProgram(entry: string, outfile: string): Promise<{ outfile: string; bytes: number }> {
+  const r = await buildBundle({ entry, outfile });
+  return { outfile: r.outfile, bytes: r.bytes };
+}
+
+export interface EngineRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs a program file on the engine (no REPL), killed after timeoutMs. */
+export function runEngine(engine: string, file: string, o: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<EngineRun> {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const child = spawn(engine, [file], { env: { ...process.env, KALUMA_NO_REPL: '1', ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('latin1')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('latin1')));
+    const kill = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 600000);
+    child.on('close', (code) => {
+      clearTimeout(kill);
+      resolve({ code, stdout, stderr, ms: Date.now() - t0 });
+    });
+  });
+}
+
+/** The engine's verdict in words: exit 1 is a JerryScript fatal error, 3 the watchdog. */
+export function verdict(r: EngineRun): string {
+  if (r.code === 0) return 'exit 0';
+  const fatal = /jerry fatal error \d+ \(\w+\)/.exec(r.stderr);
+  return 'exit ' + String(r.code) + (fatal ? ': ' + fatal[0] : r.code === null ? ' (killed)' : '');
+}
