@@ -108,14 +108,15 @@ export function createAgent(o: {
     },
     onDelivered: o.onDelivered,
   });
+  const used = config.sensors.filter((s) => config.devices.some((d) => d.sensors.indexOf(s.name) >= 0));
   const assembler = createAssembler({
     devices: config.devices, queue: o.queue, clock: p.clock, timers: p.timers, time, bootId: o.bootId, log: p.log,
+    retryMs: Math.min.apply(null, used.map((s) => s.intervalMs)),
     onQueued: () => uplink.wake(),
   });
   const sensors: Sensor[] = [];
   let sampler: Sampler;
   try {
-    const used = config.sensors.filter((s) => config.devices.some((d) => d.sensors.indexOf(s.name) >= 0));
     sampler = createSampler({
       sensors: used.map((cfg) => {
         const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers });

@@ -12,6 +12,8 @@ import type { TimeKeeper } from './time';
 
 const COALESCE_MS = 50;
 const SPILL_MAX = 32;
+/** The longest wait between two tries of a file system that refuses records. */
+const RETRY_MAX_MS = 300000;
 
 export interface Assembler {
   onSample(e: SampleEvent): void;
@@ -28,6 +30,8 @@ export function createAssembler(o: {
   time: TimeKeeper;
   bootId: number;
   log: Log;
+  /** The shortest sampling period: the first wait before a refusing outbox is tried again. */
+  retryMs: number;
   /** Called after each record was queued (wakes the uplink). */
   onQueued?: () => void;
 }): Assembler {
@@ -37,6 +41,8 @@ export function createAssembler(o: {
   let failed = 0;
   let lost = 0;
   const spill: OutboxRecord[] = [];
+  let retryAt = 0;
+  let retryWaitMs = 0;
 
   function flush(di: number): void {
     pending[di] = undefined;
@@ -64,10 +70,18 @@ export function createAssembler(o: {
     const wall = o.time.wallAt(upMs);
     const rec = { seq, device: dev.name, payload: enc.text, uptimeMs: upMs, bootId: o.bootId, wallMs: wall };
     // A flash write that fails (file system full or worn) keeps the record in
-    // a small RAM spill, retried in order before the next one; only what
-    // overflows the spill is lost, and counted.
+    // a small RAM spill, stored in order before the next one; only what
+    // overflows the spill is lost, and counted. A refusing file system is
+    // tried again after one sample period, then twice as long each time up to
+    // a few minutes: every refused write costs flash time and, on Kaluma, C
+    // memory in the runtime's error paths.
     spill.push(rec);
-    while (spill.length && o.queue.push(spill[0] as OutboxRecord)) spill.shift();
+    const now = o.clock.uptimeMs();
+    if (now >= retryAt) {
+      while (spill.length && o.queue.push(spill[0] as OutboxRecord)) spill.shift();
+      retryWaitMs = spill.length ? Math.min(RETRY_MAX_MS, retryWaitMs * 2 || o.retryMs) : 0;
+      retryAt = now + retryWaitMs;
+    }
     if (spill.length) {
       o.log.error('outbox: could not store reading ' + seq + '; ' + spill.length + ' held in RAM');
       if (spill.length > SPILL_MAX) {

@@ -1,0 +1,175 @@
+// The real Kaluma file port (src/ports/kaluma/files.ts) over a fake of
+// Kaluma's fs module that refuses like a full or worn LittleFS and counts the
+// C file handles the runtime never frees. The port imports 'fs' by name; the
+// mock below replaces it for this file only, so node's fs is never reached.
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { FileStore } from '../../src/ports/ports';
+import { createOutbox } from '../../src/queue/outbox';
+import { kalumaFs as kfs } from '../fakes/kaluma-fs';
+import { outboxCoreSuite, rec } from '../queue/helpers';
+
+vi.mock('fs', async () => (await import('../fakes/kaluma-fs')).kalumaFs);
+
+// A computed path keeps the type checker out: the port is typed against
+// Kaluma's fs declarations, the tests against node's.
+const PORT = '../../src/ports/kaluma/files';
+const { kalumaFiles: files } = (await import(PORT)) as { kalumaFiles: FileStore };
+
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+const text = (b: Uint8Array | undefined): string | undefined => b && new TextDecoder().decode(b);
+const N = 1000;
+
+/** Runs f n times, each expected to throw; returns how many did. */
+function refusedTimes(n: number, f: () => unknown): number {
+  let thrown = 0;
+  for (let i = 0; i < n; i++) {
+    try {
+      f();
+    } catch {
+      thrown++;
+    }
+  }
+  return thrown;
+}
+
+beforeEach(() => kfs.reset());
+
+outboxCoreSuite('kaluma port over the fake fs', () => {
+  kfs.reset();
+  return () => files;
+});
+
+describe('kaluma file port: the FileStore contract', () => {
+  it('reads, writes, appends and ranges, and closes everything it opened', () => {
+    expect(files.read('a/x')).toBeUndefined();
+    expect(files.size('a/x')).toBeUndefined();
+    expect(files.list('a')).toEqual([]);
+    files.mkdir('a');
+    files.mkdir('a');
+    files.append('a/x', bytes('hello'));
+    files.append('a/x', bytes(' world'));
+    expect(text(files.read('a/x'))).toBe('hello world');
+    expect(files.size('a/x')).toBe(11);
+    expect(text(files.readAt('a/x', 6, 100))).toBe('world');
+    expect(text(files.readAt('a/x', 2, 3))).toBe('llo');
+    files.write('a/x', bytes('new'));
+    expect(text(kfs.contents('/a/x'))).toBe('new');
+    files.write('a/y.tmp', bytes('swap'));
+    files.rename('a/y.tmp', 'a/x');
+    expect(text(files.read('a/x'))).toBe('swap');
+    expect(files.list('a')).toEqual(['x']);
+    files.remove('a/x');
+    files.remove('a/x');
+    expect(files.list('a')).toEqual([]);
+    expect(text(files.read('a/x'))).toBeUndefined();
+    expect(files.read('empty')).toBeUndefined();
+    files.write('empty', new Uint8Array(0));
+    expect(files.read('empty')).toEqual(new Uint8Array(0));
+    expect(kfs.handles()).toBe(0);
+    expect(kfs.fds()).toBe(0);
+  });
+
+  it("never uses fs.js's writeFile or readFile, and never an 'a' open", () => {
+    const writeFile = vi.spyOn(kfs, 'writeFile');
+    const readFile = vi.spyOn(kfs, 'readFile');
+    const open = vi.spyOn(kfs, 'open');
+    files.append('seg', bytes('x'));
+    files.append('seg', bytes('y'));
+    files.write('cur.tmp', bytes('z'));
+    files.read('seg');
+    files.readAt('seg', 0, 1);
+    expect(writeFile).not.toHaveBeenCalled();
+    expect(readFile).not.toHaveBeenCalled();
+    // A missing file is created with 'w', an existing one appended with 'r+'.
+    expect(open.mock.calls.map((c) => c[1])).toEqual(['w', 'r+', 'w', 'r', 'r']);
+    vi.restoreAllMocks();
+  });
+});
+
+describe('kaluma file port against a file system that refuses', () => {
+  it(`leaves no handle open after ${N} refused writes (new and existing files)`, () => {
+    files.write('cursor.json', bytes('{"head":1}'));
+    kfs.refuse('write');
+    expect(refusedTimes(N, () => files.write('cursor.json.tmp', bytes('{"head":2}')))).toBe(N);
+    expect(refusedTimes(N, () => files.write('cursor.json', bytes('{"head":3}')))).toBe(N);
+    expect(kfs.counts.refused).toBe(2 * N);
+    expect(kfs.handles()).toBe(0);
+    expect(kfs.fds()).toBe(0);
+    // The refused write never reached the flash: the old content is intact.
+    expect(text(kfs.contents('/cursor.json'))).toBe('{"head":1}');
+  });
+
+  it(`leaves no handle open after ${N} refused appends (existing and missing files)`, () => {
+    files.mkdir('q');
+    files.append('q/seg-1', bytes('frame'));
+    kfs.refuse('write');
+    expect(refusedTimes(N, () => files.append('q/seg-1', bytes('more')))).toBe(N);
+    expect(refusedTimes(N, () => files.append('q/seg-2', bytes('first')))).toBe(N);
+    expect(kfs.handles()).toBe(0);
+    expect(text(kfs.contents('/q/seg-1'))).toBe('frame');
+  });
+
+  it(`leaves no handle open after ${N} refused reads, whole and ranged`, () => {
+    files.write('state.json', bytes('{"boot":3}'));
+    kfs.refuse('read', Infinity, -84);
+    expect(refusedTimes(N, () => files.read('state.json'))).toBe(N);
+    expect(refusedTimes(N, () => files.readAt('state.json', 2, 4))).toBe(N);
+    expect(kfs.handles()).toBe(0);
+    expect(kfs.fds()).toBe(0);
+  });
+
+  it('a refused open throws and the port opens nothing else for it', () => {
+    kfs.refuse('open');
+    expect(refusedTimes(N, () => files.write('new.tmp', bytes('x')))).toBe(N);
+    expect(kfs.counts.open).toBe(N);
+    // Each refused open leaks in the runtime itself: the port cannot free it,
+    // so it must not multiply it (no second open, no retry).
+    expect(kfs.handles()).toBe(N);
+    expect(kfs.fds()).toBe(0);
+  });
+
+  it('a refused close is not retried (LittleFS already freed its cache: a second close frees it again)', () => {
+    files.write('x', bytes('1'));
+    const closes = kfs.counts.close;
+    kfs.refuse('close', 1);
+    expect(() => files.write('x', bytes('2'))).toThrow('No space left on device');
+    expect(kfs.counts.close - closes).toBe(1);
+    expect(kfs.handles()).toBe(1);
+    // Not committed: the file keeps what its last good close wrote.
+    expect(text(kfs.contents('/x'))).toBe('1');
+  });
+
+  it('readAt of a missing file throws, naming it, and opens nothing', () => {
+    expect(() => files.readAt('q/seg-9', 0, 64)).toThrow('q/seg-9: no such file');
+    expect(kfs.counts.open).toBe(0);
+    expect(kfs.handles()).toBe(0);
+  });
+
+  it('read, size, remove and list of what is missing open nothing', () => {
+    expect(files.read('nope')).toBeUndefined();
+    expect(files.size('nope')).toBeUndefined();
+    files.remove('nope');
+    expect(files.list('nodir')).toEqual([]);
+    expect(kfs.counts.open).toBe(0);
+  });
+
+  it('an outbox over the port keeps working once the file system accepts writes again', () => {
+    const ob = createOutbox({ files, dir: 'q', maxBytes: 64 * 1024 })!;
+    expect(ob.push(rec(ob.nextSeq()))).toBe(true);
+    kfs.refuse('write');
+    for (let i = 0; i < 50; i++) expect(ob.push(rec(ob.nextSeq()))).toBe(false);
+    kfs.accept();
+    expect(ob.push(rec(ob.nextSeq()))).toBe(true);
+    expect(ob.peek(10).map((r) => r.seq)).toEqual([1, 52]);
+    expect(kfs.handles()).toBe(0);
+  });
+
+  // The control: fs.js's own writeFile on the same refusals leaves one
+  // handle and one fd behind per call. The port must never be this.
+  it("control: Kaluma's writeFile leaks a handle and an fd on every refused write", () => {
+    kfs.refuse('write');
+    expect(refusedTimes(100, () => kfs.writeFile('/cursor.tmp', bytes('x')))).toBe(100);
+    expect(kfs.handles()).toBe(100);
+    expect(kfs.fds()).toBe(100);
+  });
+});
