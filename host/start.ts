@@ -116,7 +116,7 @@ async function main(): Promise<void> {
   }
 
   const hp = createHostPlatform({ dataDir: simDir, ssid: SSID, print: (l) => console.log(`${clock()}  ${l}`) });
-  const store = createConfigStore({ files: hp.files, kv: hp.kv });
+  const store = createConfigStore({ files: hp.files });
   const saved = existsSync(join(simDir, 'files', 'config.json')) ? store.load() : undefined;
   if (saved && !saved.errors.length && saved.source === 'file') {
     // A restart resumes: same key and devices, the outbox as it was left.

@@ -1,5 +1,5 @@
 // The boot sequence, in order, and the running agent's lifecycle:
-//   config (flash, then Kaluma's Wi-Fi keys) -> boot counter / safe mode ->
+//   config (flash) -> boot counter / safe mode ->
 //   outbox -> console commands -> LED -> agent -> watchdog -> supervisor.
 // It never throws: with no config, an invalid one or after rapid reboots it
 // stays in console-only mode and says what to do.
@@ -83,7 +83,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   } catch {
     /* Math.random stays usable, only less random */
   }
-  const store = createConfigStore({ files: p.files, kv: p.kv, log });
+  const store = createConfigStore({ files: p.files, log });
   const loaded = store.load();
   let config = loaded.config;
   const state = openBootState({ files: p.files, safeModeBoots: config.agent.safeModeBoots, log });

@@ -57,7 +57,7 @@ const MAX_ID = 2147483647;
 
 export const SCHEMA: readonly Field[] = [
   { key: 'board', type: 'enum', values: BOARD_NAMES, def: 'pico-w', help: 'Board model; decides which pins are usable' },
-  { key: 'wifi.ssid', type: 'string', max: 32, bytes: true, def: '', help: 'Wi-Fi network name (empty: use storage WIFI_SSID)' },
+  { key: 'wifi.ssid', type: 'string', max: 32, bytes: true, def: '', help: 'Wi-Fi network name; importWifi() takes WIFI_SSID' },
   {
     key: 'wifi.password',
     type: 'string',

@@ -3,7 +3,7 @@
 // file, never half of one. A missing or broken file never stops the boot:
 // the agent starts on defaults with the console, and the errors say why.
 
-import type { FileStore, KvStore, Log } from '../ports/ports';
+import type { FileStore, Log } from '../ports/ports';
 import { decodeUtf8 } from '../utf8';
 import { toSaved } from './saved';
 import type { AgentConfig } from './types';
@@ -14,8 +14,6 @@ export interface LoadedConfig {
   source: 'file' | 'defaults';
   /** What is wrong with the saved file: the agent then runs the console only. */
   errors: string[];
-  /** Kaluma storage Wi-Fi values that were ignored: logged, but they stop nothing. */
-  warnings: string[];
 }
 
 export interface ConfigStore {
@@ -29,7 +27,10 @@ export interface ConfigStore {
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-export function createConfigStore(o: { files: FileStore; kv: KvStore; log?: Log; path?: string }): ConfigStore {
+// Kaluma's storage keys (WIFI_SSID, ...) are never read here: on the board
+// every storage read overruns the C heap, so they are imported once, by a
+// person, with the console's importWifi().
+export function createConfigStore(o: { files: FileStore; log?: Log; path?: string }): ConfigStore {
   const path = o.path || 'config.json';
   const lkgPath = path.replace(/\.json$/, '') + '.lkg.json';
   const { files } = o;
@@ -65,31 +66,6 @@ export function createConfigStore(o: { files: FileStore; kv: KvStore; log?: Log;
     }
   };
 
-  // Kaluma's storage reads are unsafe for the C heap; called once per load, and a throw means "not set".
-  const kvGet = (key: string): string => {
-    try {
-      return o.kv.get(key) || '';
-    } catch {
-      return '';
-    }
-  };
-
-  /** Wi-Fi settings people already keep in Kaluma's storage, used when the config has none. */
-  const withStorageWifi = (c: AgentConfig, errors: string[]): AgentConfig => {
-    if (c.wifi.ssid !== '' && c.wifi.password !== '') return c;
-    const kvSsid = kvGet('WIFI_SSID');
-    const ssid = c.wifi.ssid || kvSsid;
-    // An empty password is an open network, unless storage holds one for this very network.
-    const password = c.wifi.password || (ssid !== '' && ssid === kvSsid ? kvGet('WIFI_PASSWORD') : '');
-    if (ssid === c.wifi.ssid && password === c.wifi.password) return c;
-    const raw = toSaved(c);
-    raw.wifi = { ssid, password };
-    const r = validateConfig(raw);
-    if (r.ok) return r.config;
-    for (const e of r.errors) errors.push(e + ' (from storage WIFI_SSID/WIFI_PASSWORD)');
-    return c;
-  };
-
   return {
     load() {
       const errors: string[] = [];
@@ -102,13 +78,11 @@ export function createConfigStore(o: { files: FileStore; kv: KvStore; log?: Log;
         else for (const e of r.errors) errors.push(e);
       }
       const source = config ? 'file' : 'defaults';
-      const warnings: string[] = [];
-      config = withStorageWifi(config || defaultConfig(), warnings);
       if (o.log) {
         if (got && source === 'defaults') o.log.error('config: ' + path + ' is invalid; running on defaults until fixed');
-        for (const e of errors.concat(warnings)) o.log.error('config: ' + e);
+        for (const e of errors) o.log.error('config: ' + e);
       }
-      return { config, source, errors, warnings };
+      return { config: config || defaultConfig(), source, errors };
     },
     save: (c) => writeAtomic(path, text(c)),
     saveLastKnownGood(c) {

@@ -3,6 +3,7 @@
 // global function: help(), status(), set('wifi.ssid', 'net'), ... Output is
 // short lines that fit an 80-column terminal; secrets are always masked.
 import { provisionDevice } from '../agent/provision';
+import { mask } from '../config/schema';
 import type { DataFormat } from '../model';
 import { DATA_FORMATS } from '../model';
 import type { Runtime } from '../runtime';
@@ -17,6 +18,7 @@ const HELP = [
   "unset(key)             back to default; unset('sensor.x') removes sensor x",
   'save()                 save the changes and restart the agent on them',
   'discard()              drop unsaved changes',
+  "importWifi()           Wi-Fi from Kaluma's WIFI_SSID/WIFI_PASSWORD keys",
   'sensors()              one live reading from every sensor',
   'test()                 one reading end to end, with the service\'s answer',
   "provision(email, password, deviceName, format)  make an API key and a",
@@ -75,12 +77,12 @@ export function installCommands(rt: Runtime): Record<string, (...a: unknown[]) =
         const u = a.uplink.stats();
         out('delivery  ' + (u.lastDeliveryMs === undefined ? 'none yet' : 'last ' + ago(now - u.lastDeliveryMs) + ' ago') + ', ' + u.delivered + ' readings in ' + u.sent + ' writes, ' + u.retries + ' retries');
         if (u.nextAttemptMs !== undefined && u.nextAttemptMs > now) out('next try  in ' + ago(u.nextAttemptMs - now));
-        out('clock     ' + (a.time.known() ? new Date(p.clock.wallMs()).toISOString() : 'not set yet (set from the service\'s Date header)'));
-        const s = a.sampler.stats();
         const h = a.http.stats();
         let fails = '';
         for (const k in h.failures) fails += ', ' + k + ' ' + h.failures[k as keyof typeof h.failures];
         out('http      ' + h.exchanges + ' exchanges' + (fails ? '; failed' + fails.slice(1) : '') + '; connections abandoned ' + p.sockets.abandoned());
+        out('clock     ' + (a.time.known() ? new Date(p.clock.wallMs()).toISOString() : 'not set yet (set from the service\'s Date header)'));
+        const s = a.sampler.stats();
         out('sampler   ' + s.runs + ' runs, ' + s.errors + ' sensor errors, ' + s.dropped + ' filtered out');
         if (u.lastError) out('last err  ' + u.lastError);
         else if (s.lastError) out('last err  ' + s.lastError);
@@ -122,6 +124,22 @@ export function installCommands(rt: Runtime): Record<string, (...a: unknown[]) =
     discard() {
       rt.discard();
       out('unsaved changes dropped');
+    },
+
+    importWifi() {
+      // The only read of Kaluma's storage: on the board each one overruns
+      // the C heap, so it happens when a person asks, never unattended.
+      const ssid = p.kv.get('WIFI_SSID');
+      if (!ssid) return fail('importWifi: no WIFI_SSID in storage; nothing changed');
+      const pw = p.kv.get('WIFI_PASSWORD') || '';
+      const ed = rt.editor();
+      const was = ed.pending().wifi.ssid;
+      const e = ed.set('wifi.ssid', ssid) || ed.set('wifi.password', pw);
+      if (e) {
+        ed.set('wifi.ssid', was);
+        return fail('importWifi: ' + e + '; nothing changed');
+      }
+      out('wifi.ssid = ' + ssid + ', wifi.password = ' + mask(pw) + '; save() to apply');
     },
 
     sensors() {

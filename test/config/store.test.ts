@@ -2,25 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { createConfigStore } from '../../src/config/store';
 import type { AgentConfig } from '../../src/config/types';
 import { defaultConfig, validateConfig } from '../../src/config/validate';
-import type { KvStore, Log } from '../../src/ports/ports';
+import type { Log } from '../../src/ports/ports';
 import { engineDecoder } from '../fakes/engine-decoder';
 import { createMemoryFileStore } from '../fakes/files';
-
-function fakeKv(items: Record<string, string> = {}): KvStore & { gets: string[] } {
-  return {
-    gets: [],
-    get(key) {
-      this.gets.push(key);
-      return items[key];
-    },
-    set(key, value) {
-      items[key] = value;
-    },
-    remove(key) {
-      delete items[key];
-    },
-  };
-}
 
 function fakeLog(): Log & { lines: string[] } {
   const lines: string[] = [];
@@ -49,21 +33,21 @@ const put = (files: ReturnType<typeof createMemoryFileStore>, path: string, s: s
 
 describe('load and save', () => {
   it('boots on defaults when there is no file', () => {
-    const store = createConfigStore({ files: createMemoryFileStore(), kv: fakeKv() });
-    expect(store.load()).toEqual({ config: defaultConfig(), source: 'defaults', errors: [], warnings: [] });
+    const store = createConfigStore({ files: createMemoryFileStore() });
+    expect(store.load()).toEqual({ config: defaultConfig(), source: 'defaults', errors: [] });
   });
 
   it('reloads exactly what was saved', () => {
     const files = createMemoryFileStore();
-    const store = createConfigStore({ files, kv: fakeKv() });
+    const store = createConfigStore({ files });
     expect(store.save(sample())).toBeUndefined();
-    expect(store.load()).toEqual({ config: sample(), source: 'file', errors: [], warnings: [] });
+    expect(store.load()).toEqual({ config: sample(), source: 'file', errors: [] });
     expect(files.paths()).toEqual(['config.json']);
   });
 
   it('keeps only non-default values, readable', () => {
     const files = createMemoryFileStore();
-    createConfigStore({ files, kv: fakeKv() }).save(sample());
+    createConfigStore({ files }).save(sample());
     expect(JSON.parse(text(files.contents('config.json')) as string)).toEqual({
       wifi: { ssid: 'home', password: 'wifi-secret-pass' },
       service: { url: 'http://192.168.1.10:8080', apiKey: 'APIKEY0123456789' },
@@ -79,13 +63,13 @@ describe('load and save', () => {
 
   it('saves the defaults as an empty object', () => {
     const files = createMemoryFileStore();
-    createConfigStore({ files, kv: fakeKv() }).save(defaultConfig());
+    createConfigStore({ files }).save(defaultConfig());
     expect(text(files.contents('config.json'))).toBe('{}\n');
   });
 
   it('writes a temporary file and renames it over the config', () => {
     const files = createMemoryFileStore();
-    const store = createConfigStore({ files, kv: fakeKv() });
+    const store = createConfigStore({ files });
     store.save(sample());
     expect(files.counts.writes).toBe(1);
     expect(files.counts.renames).toBe(1);
@@ -93,7 +77,7 @@ describe('load and save', () => {
 
   it('a failed write of the temporary file leaves the old config intact', () => {
     const files = createMemoryFileStore();
-    const store = createConfigStore({ files, kv: fakeKv() });
+    const store = createConfigStore({ files });
     store.save(sample());
     const before = text(files.contents('config.json'));
     files.tearNext(10);
@@ -105,18 +89,18 @@ describe('load and save', () => {
 
   it('a power cut during the save leaves the old config readable', () => {
     const files = createMemoryFileStore();
-    const store = createConfigStore({ files, kv: fakeKv() });
+    const store = createConfigStore({ files });
     store.save(sample());
     files.powerCutAfter(50);
     expect(store.save(sample({ board: 'pico2-w' }))).toBe('config.json: not saved (power cut)');
     files.powerOn();
-    expect(store.load()).toEqual({ config: sample(), source: 'file', errors: [], warnings: [] });
+    expect(store.load()).toEqual({ config: sample(), source: 'file', errors: [] });
   });
 
   it('uses the given path', () => {
     const files = createMemoryFileStore();
     files.mkdir('etc');
-    const store = createConfigStore({ files, kv: fakeKv(), path: 'etc/agent.json' });
+    const store = createConfigStore({ files, path: 'etc/agent.json' });
     store.save(sample());
     store.saveLastKnownGood(sample());
     expect(files.paths()).toEqual(['etc/agent.json', 'etc/agent.lkg.json']);
@@ -126,7 +110,7 @@ describe('load and save', () => {
     const files = createMemoryFileStore();
     put(files, 'config.json', JSON.stringify({ wifi: { password: 'short' }, agent: { watchdog: 'no' }, extra: 1 }));
     const log = fakeLog();
-    const got = createConfigStore({ files, kv: fakeKv(), log }).load();
+    const got = createConfigStore({ files, log }).load();
     expect(got.config).toEqual(defaultConfig());
     expect(got.source).toBe('defaults');
     expect(got.errors).toEqual([
@@ -145,7 +129,7 @@ describe('load and save', () => {
   it('boots on defaults when the file is not JSON', () => {
     const files = createMemoryFileStore();
     put(files, 'config.json', '{"wifi": ');
-    const got = createConfigStore({ files, kv: fakeKv() }).load();
+    const got = createConfigStore({ files }).load();
     expect(got.config).toEqual(defaultConfig());
     expect(got.source).toBe('defaults');
     expect(got.errors).toHaveLength(1);
@@ -157,8 +141,8 @@ describe('load and save', () => {
     const seen = engineDecoder();
     files.write('config.json', latin1('{"wifi": {"ssid": "café"}}'));
     const log = fakeLog();
-    const got = createConfigStore({ files, kv: fakeKv(), log }).load();
-    expect(got).toEqual({ config: defaultConfig(), source: 'defaults', errors: ['config.json: not UTF-8 text'], warnings: [] });
+    const got = createConfigStore({ files, log }).load();
+    expect(got).toEqual({ config: defaultConfig(), source: 'defaults', errors: ['config.json: not UTF-8 text'] });
     expect(log.lines).toEqual([
       'error config: config.json is invalid; running on defaults until fixed',
       'error config: config.json: not UTF-8 text',
@@ -171,65 +155,28 @@ describe('load and save', () => {
     files.read = () => {
       throw new Error('EIO');
     };
-    const got = createConfigStore({ files, kv: fakeKv() }).load();
-    expect(got).toEqual({ config: defaultConfig(), source: 'defaults', errors: ['config.json: unreadable or not JSON (EIO)'], warnings: [] });
+    const got = createConfigStore({ files }).load();
+    expect(got).toEqual({ config: defaultConfig(), source: 'defaults', errors: ['config.json: unreadable or not JSON (EIO)'] });
   });
 });
 
-describe('Wi-Fi from Kaluma storage', () => {
-  it('fills an empty SSID and password from WIFI_SSID / WIFI_PASSWORD', () => {
-    const kv = fakeKv({ WIFI_SSID: 'kv-net', WIFI_PASSWORD: 'kv-password' });
-    const got = createConfigStore({ files: createMemoryFileStore(), kv }).load();
-    expect(got.config.wifi).toEqual({ ssid: 'kv-net', password: 'kv-password' });
-    expect(got.source).toBe('defaults');
+// Kaluma's storage keys are imported once at the console (importWifi());
+// the store has no way to read them, so the file alone says what the Wi-Fi is.
+describe('Wi-Fi comes from the file alone', () => {
+  it('stays empty when the file has none', () => {
+    expect(createConfigStore({ files: createMemoryFileStore() }).load().config.wifi).toEqual({ ssid: '', password: '' });
   });
 
-  it('takes only the password when the config names the same network', () => {
-    const files = createMemoryFileStore();
-    put(files, 'config.json', JSON.stringify({ wifi: { ssid: 'kv-net' } }));
-    const kv = fakeKv({ WIFI_SSID: 'kv-net', WIFI_PASSWORD: 'kv-password' });
-    expect(createConfigStore({ files, kv }).load().config.wifi).toEqual({ ssid: 'kv-net', password: 'kv-password' });
-  });
-
-  it('keeps an open network of another name open', () => {
+  it('an open network stays open', () => {
     const files = createMemoryFileStore();
     put(files, 'config.json', JSON.stringify({ wifi: { ssid: 'cafe' } }));
-    const kv = fakeKv({ WIFI_SSID: 'kv-net', WIFI_PASSWORD: 'kv-password' });
-    expect(createConfigStore({ files, kv }).load().config.wifi).toEqual({ ssid: 'cafe', password: '' });
-  });
-
-  it('does not read storage when the config has both', () => {
-    const files = createMemoryFileStore();
-    createConfigStore({ files, kv: fakeKv() }).save(sample());
-    const kv = fakeKv({ WIFI_SSID: 'kv-net', WIFI_PASSWORD: 'kv-password' });
-    expect(createConfigStore({ files, kv }).load().config.wifi).toEqual({ ssid: 'home', password: 'wifi-secret-pass' });
-    expect(kv.gets).toEqual([]);
-  });
-
-  it('refuses invalid storage values, saying where they came from', () => {
-    const kv = fakeKv({ WIFI_SSID: 'kv-net', WIFI_PASSWORD: 'short' });
-    const got = createConfigStore({ files: createMemoryFileStore(), kv }).load();
-    expect(got.config.wifi).toEqual({ ssid: '', password: '' });
-    // A warning, not an error: it does not make a saved config count as invalid.
-    expect(got.errors).toEqual([]);
-    expect(got.warnings).toEqual(['wifi.password: 8-63 characters, or empty for an open network (from storage WIFI_SSID/WIFI_PASSWORD)']);
-  });
-
-  it('treats a storage read that throws as unset', () => {
-    const kv: KvStore = {
-      get: () => {
-        throw new Error('storage');
-      },
-      set: () => undefined,
-      remove: () => undefined,
-    };
-    expect(createConfigStore({ files: createMemoryFileStore(), kv }).load()).toEqual({ config: defaultConfig(), source: 'defaults', errors: [], warnings: [] });
+    expect(createConfigStore({ files }).load()).toMatchObject({ config: { wifi: { ssid: 'cafe', password: '' } }, source: 'file', errors: [] });
   });
 });
 
 describe('last known good', () => {
   it('is undefined until saved, then reloads what was saved', () => {
-    const store = createConfigStore({ files: createMemoryFileStore(), kv: fakeKv() });
+    const store = createConfigStore({ files: createMemoryFileStore() });
     expect(store.loadLastKnownGood()).toBeUndefined();
     expect(store.saveLastKnownGood(sample())).toBeUndefined();
     expect(store.loadLastKnownGood()).toEqual(sample());
@@ -237,7 +184,7 @@ describe('last known good', () => {
 
   it('writes only when it differs from the stored copy', () => {
     const files = createMemoryFileStore();
-    const store = createConfigStore({ files, kv: fakeKv() });
+    const store = createConfigStore({ files });
     store.saveLastKnownGood(sample());
     store.saveLastKnownGood(sample());
     expect(files.counts.writes).toBe(1);
@@ -249,15 +196,15 @@ describe('last known good', () => {
   it('is undefined when the stored copy is invalid', () => {
     const files = createMemoryFileStore();
     put(files, 'config.lkg.json', JSON.stringify({ board: 'uno' }));
-    expect(createConfigStore({ files, kv: fakeKv() }).loadLastKnownGood()).toBeUndefined();
+    expect(createConfigStore({ files }).loadLastKnownGood()).toBeUndefined();
     put(files, 'config.lkg.json', 'not json');
-    expect(createConfigStore({ files, kv: fakeKv() }).loadLastKnownGood()).toBeUndefined();
+    expect(createConfigStore({ files }).loadLastKnownGood()).toBeUndefined();
   });
 
   it('is undefined when the stored copy is not UTF-8, and the next save replaces it', () => {
     const files = createMemoryFileStore();
     engineDecoder();
-    const store = createConfigStore({ files, kv: fakeKv() });
+    const store = createConfigStore({ files });
     store.saveLastKnownGood(sample());
     const good = files.contents('config.lkg.json')!;
     files.write('config.lkg.json', latin1(text(good)!.replace('home', 'h\u00f6me')));
@@ -269,7 +216,7 @@ describe('last known good', () => {
 
   it('a failed write keeps the previous copy', () => {
     const files = createMemoryFileStore();
-    const store = createConfigStore({ files, kv: fakeKv() });
+    const store = createConfigStore({ files });
     store.saveLastKnownGood(sample());
     files.tearNext(3);
     expect(store.saveLastKnownGood(sample({ board: 'pico2-w' }))).toBe('config.lkg.json: not saved (torn write)');

@@ -48,11 +48,11 @@ describe('help()', () => {
   it('lists every command within 80 columns', () => {
     const { b } = fresh();
     const help = said(b, () => b.cmd.help!());
-    const names = ['help()', 'status()', 'config()', 'set(key, value)', 'unset(key)', 'save()', 'discard()', 'sensors()', 'test()', 'provision(email', 'resume()', 'maintenance()', 'reboot()'];
+    const names = ['help()', 'status()', 'config()', 'set(key, value)', 'unset(key)', 'save()', 'discard()', 'importWifi()', 'sensors()', 'test()', 'provision(email', 'resume()', 'maintenance()', 'reboot()'];
     for (const name of names) expect(help.filter((l) => l.startsWith(name))).toHaveLength(1);
     for (const l of help) expect(l.length).toBeLessThanOrEqual(80);
     // Every command it names is installed, and nothing else.
-    expect(Object.keys(b.p.commands).sort()).toEqual(['config', 'discard', 'help', 'maintenance', 'provision', 'reboot', 'resume', 'save', 'sensors', 'set', 'status', 'test', 'unset']);
+    expect(Object.keys(b.p.commands).sort()).toEqual(['config', 'discard', 'help', 'importWifi', 'maintenance', 'provision', 'reboot', 'resume', 'save', 'sensors', 'set', 'status', 'test', 'unset']);
     b.rt.stop();
   });
 
@@ -60,7 +60,7 @@ describe('help()', () => {
     const { b } = fresh();
     const keys = said(b, () => b.cmd.help!('keys'));
     for (const l of keys) expect(l.length).toBeLessThanOrEqual(80);
-    expect(keys).toContain('wifi.ssid               Wi-Fi network name (empty: use storage WIFI_SSID)');
+    expect(keys).toContain('wifi.ssid               Wi-Fi network name; importWifi() takes WIFI_SSID');
     expect(keys).toContain('    must be a whole number from 1000 to 60000; default 15000');
     for (const key of ['board', 'wifi.password', 'service.url', 'service.apiKey', 'agent.lkgRevertMs', 'sensor.<name>.kind', 'sensor.<name>.filters', 'device.<name>.sensors']) {
       expect(keys.some((l) => l.startsWith(key + ' '))).toBe(true);
@@ -73,7 +73,7 @@ describe('help() with another topic', () => {
   it('prints the command list for any topic but keys', () => {
     const { b } = fresh();
     expect(said(b, () => b.cmd.help!('wifi'))).toEqual(said(b, () => b.cmd.help!()));
-    expect(said(b, () => b.cmd.help!())).toHaveLength(14);
+    expect(said(b, () => b.cmd.help!())).toHaveLength(15);
     b.rt.stop();
   });
 });
@@ -238,7 +238,7 @@ describe('set() and unset()', () => {
     expect(b.rt.agent()).not.toBe(first);
     expect(b.rt.config().sensors[0]!.intervalMs).toBe(30000);
     expect(b.rt.editor().dirty()).toBe(false);
-    const reloaded = createConfigStore({ files: board.files, kv: board.kv }).load();
+    const reloaded = createConfigStore({ files: board.files }).load();
     expect(reloaded.errors).toEqual([]);
     expect(reloaded.config).toEqual(b.rt.config());
     expect(JSON.parse(text(board.files.contents('config.json'))).sensors[0]).toEqual({ name: 'temp', kind: 'temperature', intervalMs: 30000, oversample: 1 });
@@ -285,7 +285,7 @@ describe('set() and unset()', () => {
     expect(b.rt.editor().dirty()).toBe(true);
     expect(wholeFlash(board)).toBe(flash);
     expect(said(b, () => b.cmd.save!())).toEqual(['saved; agent running']);
-    expect(createConfigStore({ files: board.files, kv: board.kv }).load().config.agent.backoffBaseMs).toBe(3000);
+    expect(createConfigStore({ files: board.files }).load().config.agent.backoffBaseMs).toBe(3000);
     b.rt.stop();
   });
 
@@ -344,7 +344,7 @@ describe('discard()', () => {
     expect(b.rt.editor().dirty()).toBe(false);
     expect(b.rt.editor().pending().agent.backoffBaseMs).toBe(2000);
     expect(b.rt.config().agent.backoffBaseMs).toBe(2000);
-    expect(createConfigStore({ files: board.files, kv: board.kv }).load().config.agent.backoffBaseMs).toBe(2000);
+    expect(createConfigStore({ files: board.files }).load().config.agent.backoffBaseMs).toBe(2000);
     b.rt.stop();
   });
 
@@ -368,6 +368,61 @@ describe('discard()', () => {
     const agent = b.rt.agent();
     b.cmd.discard!();
     expect(b.rt.agent()).toBe(agent);
+    b.rt.stop();
+  });
+});
+
+// Kaluma's own Wi-Fi keys in its storage: read only here, when a person asks
+// (every read overruns the C heap on the board), into the pending changes.
+describe('importWifi()', () => {
+  function withKeys(keys: Record<string, string>, cfg?: AgentConfig): { board: Board; b: Booted } {
+    const board = new Board();
+    for (const k in keys) board.kv.set(k, keys[k]!);
+    if (cfg) board.save(cfg);
+    return { board, b: board.boot() };
+  }
+
+  it('puts WIFI_SSID and WIFI_PASSWORD into the pending changes, the password masked, nothing saved yet', () => {
+    const { board, b } = withKeys({ WIFI_SSID: 'shed-net', WIFI_PASSWORD: 'shed-password' });
+    const flash = wholeFlash(board);
+    const lines = said(b, () => b.cmd.importWifi!());
+    expect(lines).toEqual(['wifi.ssid = shed-net, wifi.password = shed\u2026(13); save() to apply']);
+    expect(lines.join('\n')).not.toContain('shed-password');
+    expect(b.rt.editor().pending().wifi).toEqual({ ssid: 'shed-net', password: 'shed-password' });
+    expect(b.rt.editor().dirty()).toBe(true);
+    expect(b.rt.config().wifi).toEqual({ ssid: '', password: '' });
+    expect(wholeFlash(board)).toBe(flash);
+    expect(b.p.kvReads).toEqual([{ key: 'WIFI_SSID', console: true }, { key: 'WIFI_PASSWORD', console: true }]);
+  });
+
+  it('an SSID without a password is an open network', () => {
+    const { b } = withKeys({ WIFI_SSID: 'cafe' }, testConfig(DEAD_URL));
+    expect(said(b, () => b.cmd.importWifi!())).toEqual(['wifi.ssid = cafe, wifi.password = (unset); save() to apply']);
+    expect(b.rt.editor().pending().wifi).toEqual({ ssid: 'cafe', password: '' });
+    b.rt.stop();
+  });
+
+  it('with no keys set: one line, nothing changed, and the password is not even read', () => {
+    const { b } = withKeys({ WIFI_PASSWORD: 'orphan-password' }, testConfig(DEAD_URL));
+    const before = JSON.stringify(b.rt.editor().pending());
+    expect(said(b, () => b.cmd.importWifi!())).toEqual(['importWifi: no WIFI_SSID in storage; nothing changed']);
+    expect(JSON.stringify(b.rt.editor().pending())).toBe(before);
+    expect(b.rt.editor().dirty()).toBe(false);
+    expect(b.p.kvReads.map((r) => r.key)).toEqual(['WIFI_SSID']);
+    b.rt.stop();
+  });
+
+  it.each([
+    [{ WIFI_SSID: 'shed-net', WIFI_PASSWORD: 'short' }, 'wifi.password: 8-63 characters, or empty for an open network'],
+    [{ WIFI_SSID: 'n'.repeat(33), WIFI_PASSWORD: 'shed-password' }, 'wifi.ssid: at most 32 bytes (UTF-8)'],
+  ])('refuses %j naming the field and the rule, changes nothing and never echoes the value', (keys, rule) => {
+    const { b } = withKeys(keys, testConfig(DEAD_URL));
+    const before = JSON.stringify(b.rt.editor().pending());
+    const lines = said(b, () => b.cmd.importWifi!());
+    expect(lines).toEqual(['importWifi: ' + rule + '; nothing changed']);
+    expect(lines.join('\n')).not.toContain(keys.WIFI_PASSWORD);
+    expect(JSON.stringify(b.rt.editor().pending())).toBe(before);
+    expect(b.rt.editor().dirty()).toBe(false);
     b.rt.stop();
   });
 });

@@ -1,5 +1,11 @@
 // A whole Platform built from fakes: fake time, simulated pins and Wi-Fi,
 // in-memory files and settings, a log that keeps its lines.
+//
+// Settings (KvStore) are Kaluma's storage, whose every read overruns the C
+// heap on the board: the platform allows a read only while a console command
+// runs (the console host wraps each exposed command to know), records every
+// read in kvReads, and throws on one made anywhere else, so a test fails even
+// where the code under test swallows the throw.
 import type { FileStore, KvStore, Platform } from '../../src/ports/ports';
 import { createSimPins } from '../../host/ports/pins';
 import { createSimWifi } from '../../host/ports/wifi';
@@ -8,8 +14,17 @@ import { createNodeSockets } from '../../host/ports/sockets';
 import { createMemoryFileStore } from './files';
 import type { FakeTime } from './time';
 
+export interface KvRead {
+  key: string;
+  /** True when a console command was running. */
+  console: boolean;
+}
+
 export interface TestPlatform extends Platform {
   wifi: SimWifi;
+  kvReads: KvRead[];
+  /** Reads made outside a console command: must stay empty. */
+  unattendedKvReads(): string[];
   lines: string[];
   errors: string[];
   commands: Record<string, (...a: unknown[]) => unknown>;
@@ -24,13 +39,23 @@ export function memoryKv(): KvStore {
 }
 
 export function createTestPlatform(o: { time: FakeTime; files?: FileStore; kv?: KvStore; wifiUp?: boolean }): TestPlatform {
+  const kv = o.kv ?? memoryKv();
+  let commandsRunning = 0;
   const tp: TestPlatform = {
     clock: o.time.clock,
     timers: o.time.timers,
     pins: createSimPins({ clock: o.time.clock, random: () => 0.5 }),
     wifi: createSimWifi({ ssid: 'field-net', up: o.wifiUp ?? true }),
     sockets: createNodeSockets(),
-    kv: o.kv ?? memoryKv(),
+    kv: {
+      get(k) {
+        tp.kvReads.push({ key: k, console: commandsRunning > 0 });
+        if (!commandsRunning) throw new Error('storage read of ' + k + ' outside a console command (on the board it overruns the C heap)');
+        return kv.get(k);
+      },
+      set: (k, v) => kv.set(k, v),
+      remove: (k) => kv.remove(k),
+    },
     files: o.files ?? createMemoryFileStore(),
     watchdog: { start: () => undefined, feed: () => void tp.feeds++ },
     system: {
@@ -41,7 +66,20 @@ export function createTestPlatform(o: { time: FakeTime; files?: FileStore; kv?: 
       seedRandom: () => undefined,
     },
     log: { info: (l) => void tp.lines.push(l), error: (l) => void tp.errors.push(l) },
-    console: { expose: (n, f) => void (tp.commands[n] = f) },
+    console: {
+      expose(n, f) {
+        tp.commands[n] = (...a) => {
+          commandsRunning++;
+          try {
+            return f(...a);
+          } finally {
+            commandsRunning--;
+          }
+        };
+      },
+    },
+    kvReads: [],
+    unattendedKvReads: () => tp.kvReads.filter((r) => !r.console).map((r) => r.key),
     lines: [],
     errors: [],
     commands: {},

@@ -38,7 +38,7 @@ export class Board {
   readonly kv: KvStore = memoryKv();
 
   save(cfg: AgentConfig): void {
-    const e = createConfigStore({ files: this.files, kv: this.kv }).save(cfg);
+    const e = createConfigStore({ files: this.files }).save(cfg);
     if (e) throw new Error(e);
   }
 
@@ -49,7 +49,9 @@ export class Board {
     const inner = p.log;
     p.log = { info: (l) => (all.push(l), inner.info(l)), error: (l) => (all.push(l), inner.error(l)) };
     const rt = boot(p);
-    const cmd = installCommands(rt);
+    installCommands(rt);
+    // Called as the console host calls them, so the platform knows a command runs.
+    const cmd = p.commands;
     const settle = async (): Promise<void> => {
       await flushPromises();
       for (let i = 0; i < 2000; i++) {

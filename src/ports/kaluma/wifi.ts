@@ -20,16 +20,23 @@ function linkUp(): Promise<boolean> {
 }
 
 export const kalumaWifi: WifiLink = {
-  connect: (c) =>
-    new Promise<void>((resolve) => {
+  connect: (c) => {
+    // Kaluma's connect() fills each empty field (ssid, password, security)
+    // with storage.getItem, which overruns the C heap: every field is given.
+    // An open network's password goes as `true`: not empty for wifi.js, not
+    // a string for the driver, which then joins with no key, as with none.
+    // The security is the driver's own default for the password given.
+    if (!c.ssid) return Promise.resolve(false);
+    return new Promise<void>((resolve) => {
       try {
         // Blocks up to 30 s. The callback reports success even on failure,
         // so the link is checked afterwards.
-        radio().connect({ ssid: c.ssid, password: c.password, enforce: true }, () => resolve());
+        radio().connect({ ssid: c.ssid, password: c.password || true, security: c.password ? 'WPA2_WPA_PSK' : 'OPEN', enforce: true }, () => resolve());
       } catch {
         resolve();
       }
-    }).then(linkUp),
+    }).then(linkUp);
+  },
   isUp: linkUp,
   scan: () =>
     new Promise((resolve) => {
