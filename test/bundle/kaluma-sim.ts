@@ -9,7 +9,7 @@ import vm from 'node:vm';
 import { createKalumaNet, httpPeer } from '../fakes/kaluma/net';
 import type { KalumaNet, Peer } from '../fakes/kaluma/net';
 import { createKalumaTimers } from '../fakes/kaluma/timers';
-import { hex, wellFormed } from '../fakes/engine-decoder';
+import { hex, wellFormed } from '../fakes/utf8-check';
 import type { KalumaTimers } from '../fakes/kaluma/timers';
 
 export interface Request {

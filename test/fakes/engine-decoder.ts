@@ -4,12 +4,9 @@
 // the rest of the current test, so code that would crash the board fails here.
 import { onTestFinished, vi } from 'vitest';
 
-/** Node's answer: well-formed exactly when decoding and encoding again gives the same bytes. */
-export function wellFormed(b: Uint8Array): boolean {
-  return Buffer.from(Buffer.from(b).toString('utf8'), 'utf8').equals(Buffer.from(b));
-}
+import { hex, wellFormed } from './utf8-check';
 
-export const hex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(' ');
+export { hex, wellFormed };
 
 /**
  * Until the test ends, TextDecoder#decode throws on malformed input, and the
