@@ -109,5 +109,16 @@ function finish(): void {
   }, 4000);
 }
 
+// First a 20-record JSON batch, as a drained backlog sends it: the driver must
+// get it in several writes, none over what its C stack copy can hold.
+const records: string[] = [];
+for (let i = 0; i < 20; i++) records.push('{"seq":' + (1000 + i) + ',"uptime_ms":' + (60000 * i) + ',"temp":21.5,"soil":43.75,"door":1,"unit_temp":"C"}');
+const batch = '[' + records.join(',') + ']';
 print('@START used=' + atStart.heapUsed + ' peak=' + atStart.heapPeak + '\n');
-next();
+n = 0; // the batch meets an answering server
+void http.request({ method: 'POST', host: '10.0.0.5', port: 8080, path: '/api/updatedevicejson/k3y/2/2222', body: batch, contentType: 'application/json' }).then((r) => {
+  print('@BATCH ' + batch.length + ' B body -> ' + (r.kind === 'response' ? 'response ' + r.status : r.failure) + ', driver writes ' + JSON.stringify(net.driverWrites) + '\n');
+  net.driverWrites.length = 0;
+  n = 0;
+  next();
+});

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const r = await runEngine(engine, prog.outfile, { timeoutMs: 900000 });
   const line = /@RESULT (.*)/.exec(r.stdout);
   console.log(`program ${prog.bytes} B on ${engine}: ${verdict(r)} after ${(r.ms / 1000).toFixed(1)} s`);
-  for (const w of r.stdout.split('\n').filter((l) => l.startsWith('@WINDOW') || l.startsWith('@START'))) console.log('  ' + w);
+  for (const w of r.stdout.split('\n').filter((l) => l.startsWith('@WINDOW') || l.startsWith('@START') || l.startsWith('@BATCH'))) console.log('  ' + w);
   if (!line) {
     console.log('no result line; stderr:\n' + r.stderr.slice(-2000));
     process.exitCode = 1;
