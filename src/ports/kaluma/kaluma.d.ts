@@ -108,7 +108,3 @@ declare module 'pico_cyw43' {
     getGpio(pin: number): boolean;
   }
 }
-
-declare module 'rp2' {
-  export function randomBigInt(): unknown;
-}

@@ -1,4 +1,3 @@
-import { randomBigInt } from 'rp2';
 import { WDT } from 'wdt';
 import type { ConsoleHost, KvStore, Log, System, Watchdog } from '../ports';
 
@@ -24,9 +23,15 @@ export const kalumaSystem: System = {
     for (;;) delay(10);
   },
   seedRandom: () => {
-    // Without a seed Math.random repeats its sequence every boot.
-    const digits = String(randomBigInt());
-    seed(Number(digits.slice(digits.length - 9)) || millis());
+    // Without a seed Math.random repeats its sequence every boot. The last
+    // bit of the temperature sensor's 12-bit reading is noise: 32 reads (1 ms
+    // each) make the seed, mixed with the board id. require('rp2') would keep
+    // 6 KB of heap for good just to offer randomBigInt().
+    let bits = 0;
+    for (let i = 0; i < 32; i++) bits = (bits << 1) | (Math.round(analogRead(30) * 4096) & 1);
+    const id = board.uid + millis();
+    for (let i = 0; i < id.length; i++) bits = (Math.imul(bits, 31) + id.charCodeAt(i)) | 0;
+    seed(bits >>> 0);
   },
 };
 
