@@ -44,14 +44,8 @@ export interface Agent {
   running(): boolean;
 }
 
-/** About 1/32 of the Pico W heap: the allocation volume that triggers a collection. */
-const GC_NUDGE_BYTES = 6144;
-let _scratch: Uint8Array | undefined;
-
-function freeHeap(p: Platform): number {
-  const m = p.system.memory();
-  return m ? m.heapTotal - m.heapUsed : Infinity;
-}
+/** The lowest heapUsed of this window and the last stands for the live set. */
+const LIVE_WINDOW_MS = 60000;
 
 function shortestInterval(c: AgentConfig): number {
   let ms = Infinity;
@@ -81,6 +75,9 @@ export function createAgent(o: {
   const client = made.client;
   const time = createTimeKeeper({ clock: p.clock });
   const link = createLink({ wifi: p.wifi, creds: () => config.wifi, system: p.system, log: p.log, watchdog: p.watchdog, abandoned: () => p.sockets.abandoned() });
+  let low = Infinity;
+  let lastLow = Infinity;
+  let liveAt = -Infinity;
   const uplink = createUplink({
     queue: o.queue,
     writer: o.writer || client,
@@ -95,15 +92,21 @@ export function createAgent(o: {
     backoff: { baseMs: lim.backoffBaseMs, capMs: lim.backoffCapMs },
     sleepWhenIdle: lim.radioOffBetweenUploads && shortestInterval(config) >= RADIO_OFF_MIN_INTERVAL_MS,
     canSend: () => {
-      let free = freeHeap(p);
-      if (free < lim.heapFloorBytes) {
-        // heapUsed counts garbage not yet collected, and nothing in JS can ask
-        // for a collection; allocating about 1/32 of the heap makes the engine
-        // run one, so the second reading is what is really free.
-        _scratch = new Uint8Array(GC_NUDGE_BYTES);
-        _scratch = undefined;
-        free = freeHeap(p);
-      }
+      // heapUsed counts garbage not yet collected, and the engine collects
+      // after about 1/32 of the heap of growth: heapUsed saw-tooths from the
+      // live set up to ~6 KB above it. The lowest figure seen in this window
+      // and the one before (a reading per request) is the live set, with no
+      // allocation to force a collection when the heap is tightest; a live
+      // set that grew shows within two windows.
+      const m = p.system.memory();
+      if (!m) return undefined;
+      const now = p.clock.uptimeMs();
+      if (now - liveAt > LIVE_WINDOW_MS) {
+        lastLow = low;
+        low = m.heapUsed;
+        liveAt = now;
+      } else if (m.heapUsed < low) low = m.heapUsed;
+      const free = m.heapTotal - (low < lastLow ? low : lastLow);
       return free < lim.heapFloorBytes ? 'free heap ' + free + ' B is below the floor of ' + lim.heapFloorBytes + ' B; request postponed' : undefined;
     },
     onDelivered: o.onDelivered,

@@ -174,6 +174,42 @@ describe('memory floor', () => {
   });
 });
 
+describe('memory floor without a probe', () => {
+  it('reads the live set as the lowest heapUsed seen, so garbage not yet collected postpones nothing', async () => {
+    const cfg = testConfig();
+    cfg.agent.heapFloorBytes = 16384;
+    const { time, agent, p, writes } = setup(cfg);
+    // Live set 165,000 B: 19.3 KB free after a collection; garbage saw-tooths up to 6 KB above
+    // it, where free heap reads down to 13.3 KB, below the floor in 3 readings of 5.
+    let n = 0;
+    const memory = p.system.memory;
+    p.system.memory = () => {
+      p.heapUsed = 165000 + ((n++ * 1500) % 7500);
+      return memory();
+    };
+    agent.start();
+    await time.advance(90000);
+    agent.stop();
+    expect(agent.uplink.stats().lastError).toBeUndefined();
+    expect(writes.length).toBeGreaterThan(20);
+  });
+
+  it('follows a live set that grew, within two minutes', async () => {
+    const cfg = testConfig();
+    cfg.agent.heapFloorBytes = 16384;
+    const { time, agent, p, writes } = setup(cfg);
+    p.heapUsed = 100000;
+    agent.start();
+    await time.advance(20000);
+    const before = writes.length;
+    p.heapUsed = 184312 - 8000;
+    await time.advance(150000);
+    expect(agent.uplink.stats().lastError).toBe('free heap 8000 B is below the floor of 16384 B; request postponed');
+    agent.stop();
+    expect(before).toBeGreaterThan(0);
+  });
+});
+
 describe('flash write failures', () => {
   it('holds records in RAM while the outbox cannot store them and stores them in order once it can', async () => {
     const time = createFakeTime();
