@@ -182,10 +182,9 @@ describe('memory floor without a probe', () => {
     // Live set 165,000 B: 19.3 KB free after a collection; garbage saw-tooths up to 6 KB above
     // it, where free heap reads down to 13.3 KB, below the floor in 3 readings of 5.
     let n = 0;
-    const memory = p.system.memory;
     p.system.memory = () => {
       p.heapUsed = 165000 + ((n++ * 1500) % 7500);
-      return memory();
+      return { heapTotal: 184312, heapUsed: p.heapUsed, heapPeak: p.heapUsed };
     };
     agent.start();
     await time.advance(90000);
