@@ -1,7 +1,7 @@
 // Builds the device bundle: one ASCII IIFE for Kaluma 1.2.1 (es2019, the
 // highest target whose output the engine parses), Kaluma's built-in modules
 // left to the runtime's require. Prints the size and the board's budget.
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +11,23 @@ export const KALUMA_MODULES = [
   'storage', 'wifi', 'stream', 'net', 'http', 'url', 'rp2', 'rtc', 'path', 'flash', 'fs',
   'vfs_lfs', 'vfs_fat', 'sdcard', 'wdt', 'pico_cyw43',
 ];
+
+/**
+ * src/boards.ts lists every board; a device bundle gets a stand-in that
+ * holds only the one it is built for (the other's data would cost heap).
+ */
+function onlyBoard(board: string): Plugin {
+  return {
+    name: 'only-board',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/boards$/ }, (args) => (/[\\/]src[\\/]board\.ts$/.test(args.importer) ? { path: board, namespace: 'only-board' } : undefined));
+      b.onLoad({ filter: /.*/, namespace: 'only-board' }, (args) => ({
+        contents: 'export const BOARDS = [' + readFileSync(`boards/${args.path}.json`, 'utf8') + '];',
+        loader: 'js',
+      }));
+    },
+  };
+}
 
 export interface BuildResult {
   outfile: string;
@@ -33,6 +50,7 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
     charset: 'ascii',
     legalComments: 'none',
     external: KALUMA_MODULES,
+    plugins: [onlyBoard(board)],
     outfile,
     metafile: true,
     logLevel: 'warning',

@@ -1,9 +1,8 @@
 // Boards are data (boards/*.json, described by boards/schema.json); this file
 // only looks them up and applies the pin rules every sensor must obey.
 
+import { BOARDS } from './boards';
 import type { SensorKind } from './config/types';
-import picoW from '../boards/pico-w.json';
-import pico2W from '../boards/pico2-w.json';
 
 export interface Board {
   name: string;
@@ -31,7 +30,8 @@ export interface Board {
   };
 }
 
-const BOARDS: Board[] = [picoW, pico2W];
+/** The board a configuration names when it names none: the first known (on the device, the one built for). */
+export const DEFAULT_BOARD = (BOARDS[0] as Board).name;
 
 export function getBoard(name: string): Board | undefined {
   for (const b of BOARDS) if (b.name === name) return b;

@@ -2,7 +2,7 @@
 // on the saved form and the whole result validated again, so a change that
 // breaks any rule (its own or a cross-check) is refused and changes nothing.
 
-import { checkPin, getBoard } from '../board';
+import { checkPin, DEFAULT_BOARD, getBoard } from '../board';
 import { describeConfig, helpLines } from './describe';
 import type { Saved } from './saved';
 import { toSaved } from './saved';
@@ -39,7 +39,7 @@ function coerce(f: Field, v: unknown): unknown {
 
 /** The first header pin a new sensor of `kind` may use that no other sensor holds. */
 function freePin(raw: Saved, kind: SensorKind, sensors: Obj[]): number | undefined {
-  const board = getBoard((raw.board as string) || 'pico-w');
+  const board = getBoard((raw.board as string) || DEFAULT_BOARD);
   if (!board) return undefined;
   for (const pin of board.gpio) {
     if (!checkPin(board, pin, kind) && !sensors.some((s) => s.pin === pin)) return pin;

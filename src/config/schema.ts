@@ -3,6 +3,7 @@
 // Keys are what a person types at the console; '*' stands for the name of a
 // sensor or device entry.
 
+import { DEFAULT_BOARD } from '../board';
 import type { SensorKind } from './types';
 
 export type FieldType = 'string' | 'int' | 'number' | 'bool' | 'enum' | 'url' | 'names' | 'points' | 'filters';
@@ -56,7 +57,7 @@ export const FILTER_PARAMS: Record<string, string[]> = {
 const MAX_ID = 2147483647;
 
 export const SCHEMA: readonly Field[] = [
-  { key: 'board', type: 'enum', values: BOARD_NAMES, def: 'pico-w', help: 'Board model; decides which pins are usable' },
+  { key: 'board', type: 'enum', values: BOARD_NAMES, def: DEFAULT_BOARD, help: 'Board model; decides which pins are usable' },
   { key: 'wifi.ssid', type: 'string', max: 32, bytes: true, def: '', help: 'Wi-Fi network name; importWifi() takes WIFI_SSID' },
   {
     key: 'wifi.password',

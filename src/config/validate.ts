@@ -3,7 +3,7 @@
 // once, and nothing half-valid comes out. Rules come from the schema table;
 // this file adds only what spans fields (pins, names, device contents).
 
-import { checkPin, getBoard } from '../board';
+import { checkPin, DEFAULT_BOARD, getBoard } from '../board';
 import { parseBaseUrl } from '../service/url';
 import { utf8Length } from '../service/utf8';
 import type { Field } from './schema';
@@ -230,6 +230,8 @@ export function validateConfig(raw: unknown): Validated {
   }
   const agent = cfg.agent as AgentConfig['agent'];
   const board = getBoard(cfg.board as string);
+  // A known name with no data: a device build carries only the board it was built for.
+  if (!board) errors.push('board: this build is for ' + DEFAULT_BOARD + '; flash the ' + String(cfg.board) + ' build (npm run build -- --board ' + String(cfg.board) + ')');
   if (agent.backoffBaseMs > agent.backoffCapMs) errors.push('agent.backoffCapMs: must not be below agent.backoffBaseMs');
   if (board && agent.outboxBytes > board.flash.fsBytes / 2) {
     errors.push('agent.outboxBytes: at most half the file system (' + board.flash.fsBytes / 2 + ' on ' + board.name + ')');

@@ -1,0 +1,42 @@
+// A device bundle carries only the board it is built for: the other board's
+// data would cost heap for nothing. A configuration for the other board is
+// refused with a line that says which build to flash.
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildBundle } from '../../scripts/build';
+import { toSaved } from '../../src/config/saved';
+import { testConfig } from '../fakes/config';
+import { createKalumaSim } from './kaluma-sim';
+
+const built: Record<string, { code: string; inputs: string[] }> = {};
+beforeAll(async () => {
+  for (const board of ['pico-w', 'pico2-w']) {
+    const r = await buildBundle({ board, outfile: `dist/boards-${board}.js` });
+    built[board] = { code: readFileSync(r.outfile, 'utf8'), inputs: r.inputs.map((i) => i.path) };
+  }
+});
+
+describe('one board per bundle', () => {
+  it('builds each board with its own data only', () => {
+    expect(built['pico-w']!.inputs.filter((p) => /board/.test(p)).sort()).toEqual(['only-board:pico-w', 'src/board.ts']);
+    expect(built['pico2-w']!.inputs.filter((p) => /board/.test(p)).sort()).toEqual(['only-board:pico2-w', 'src/board.ts']);
+    expect(built['pico-w']!.code).not.toContain('393208');
+    expect(built['pico2-w']!.code).toContain('393208');
+  });
+
+  it('defaults to the board it was built for', () => {
+    const k = createKalumaSim();
+    k.run(built['pico2-w']!.code);
+    k.run('config()');
+    expect(k.out).toContain('board = pico2-w');
+  });
+
+  it('refuses a configuration for the other board, saying which build to flash', () => {
+    const cfg = testConfig('http://192.168.1.10:8080');
+    cfg.board = 'pico2-w';
+    const k = createKalumaSim({ files: new Map([['/config.json', new TextEncoder().encode(JSON.stringify(toSaved(cfg)))]]) });
+    k.run(built['pico-w']!.code);
+    expect(k.errors).toContain('config: board: this build is for pico-w; flash the pico2-w build (npm run build -- --board pico2-w)');
+    expect(k.requests).toEqual([]);
+  });
+});
