@@ -23,7 +23,21 @@ const mem = (): { heapTotal: number; heapUsed: number; heapPeak: number } => pro
 const atStart = mem();
 
 const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 13\r\nDate: Sun, 22 Nov 2026 08:05:00 GMT\r\n\r\nValue updated';
-const FAULTS = ['ok', 'silent', 'reset', 'stall', 'body-latin1', 'head-latin1', 'refuse', 'late-fin', 'garbage', 'chunked'];
+const FAULTS = ['ok', 'silent', 'reset', 'stall', 'body-latin1', 'head-latin1', 'refuse', 'late-fin', 'garbage', 'chunked', 'huge-header', 'many-headers'];
+// 7 KB of header lines, under the 8 KB reply bound: one long line, or 500 short repeated ones.
+// Made once, as bytes, so that the stand-in allocates nothing per exchange for them.
+const bytesOf = (s: string): Uint8Array => {
+  const b = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i) & 255;
+  return b;
+};
+let pad = '';
+for (let i = 0; i < 7000; i++) pad += 'a';
+let many = '';
+for (let i = 0; i < 500; i++) many += 'Via: 1.1 p' + (i % 10) + '\r\n';
+const HUGE = bytesOf('HTTP/1.1 200 OK\r\nX-Pad: ' + pad + '\r\nContent-Length: 2\r\n\r\nok');
+const MANY = bytesOf('HTTP/1.1 200 OK\r\n' + many + 'Content-Length: 2\r\n\r\nok');
+pad = many = '';
 let n = 0;
 // Per-connection state lives on the connection, so the stand-in keeps nothing after it.
 type Conn = PeerConn & { fault?: string; got?: string };
@@ -51,6 +65,8 @@ const net = createKalumaNet({
       if (f === 'body-latin1') return (c.send('HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nd\xe9j\xe0\xf0A'), c.fin());
       if (f === 'head-latin1') return (c.send('HTTP/1.1 200 OK\r\nServer: \xe0\xf0A\r\nContent-Length: 2\r\n\r\nok'), c.fin());
       if (f === 'garbage') return (c.send('\x00\x01SSH-2.0 nothing like HTTP\r\n\r\n'), c.fin());
+      if (f === 'huge-header') return (c.send(HUGE), c.fin());
+      if (f === 'many-headers') return (c.send(MANY), c.fin());
       if (f === 'chunked') return (c.send('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nValue\r\n8\r\n updated\r\n0\r\n\r\n'), c.fin());
       c.send(OK);
       if (f === 'late-fin') setTimeout(() => c.fin(), 30);

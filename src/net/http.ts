@@ -131,33 +131,47 @@ function exchange(
     }
   };
 
-  const onLine = (line: string): void => {
+  // A head line is buf[a, z). Only the status line and the values of the
+  // headers in KEEP become strings (and only when they are UTF-8): whatever
+  // else a server sends costs no heap beyond the bounded buffer.
+  const onLine = (a: number, z: number): void => {
     if (phase === STATUS) {
-      const m = /^HTTP\/\d\.\d (\d\d\d)(?: (.*))?$/.exec(line);
+      // Only a line that starts like a status line is decoded at all.
+      const line = z - a >= 12 && buf[a] === 72 && buf[a + 4] === 47 ? decodeUtf8(buf.subarray(a, z)) : undefined;
+      const m = line === undefined ? null : /^HTTP\/\d\.\d (\d\d\d)(?: (.*))?$/.exec(line);
       if (!m) return fail('protocol', 'bad status line');
       status = +(m[1] as string);
       reason = m[2] ?? '';
       headers = {};
       phase = HEADER;
     } else if (phase === HEADER) {
-      if (!line) return endOfHead();
-      const i = line.indexOf(':');
+      if (a === z) return endOfHead();
+      const k = kept(buf, a, z);
       // Lines without a name are tolerated and dropped, like obsolete folding.
-      if (i > 0) {
-        const k = line.slice(0, i).trim().toLowerCase();
-        const v = line.slice(i + 1).trim();
-        const prev = headers[k];
-        headers[k] = typeof prev === 'string' ? prev + ', ' + v : v;
-      }
+      if (k === undefined) return;
+      let v0 = a + k.length + 1;
+      let v1 = z;
+      while (v0 < v1 && (buf[v0] === 32 || buf[v0] === 9)) v0++;
+      while (v1 > v0 && (buf[v1 - 1] === 32 || buf[v1 - 1] === 9)) v1--;
+      const v = decodeUtf8(buf.subarray(v0, v1));
+      if (v === undefined) return fail('encoding', k + ' header is not UTF-8');
+      const prev = headers[k];
+      headers[k] = typeof prev === 'string' ? prev + ', ' + v : v;
     } else if (phase === CHUNK_SIZE) {
-      const m = /^[0-9a-f]+/i.exec(line);
-      if (!m) return fail('protocol', 'bad chunk size');
-      left = parseInt(m[0], 16);
+      let size = 0;
+      let i = a;
+      for (; i < z && i - a < 8; i++) {
+        const d = hexDigit(buf[i] as number);
+        if (d < 0) break;
+        size = size * 16 + d;
+      }
+      if (i === a) return fail('protocol', 'bad chunk size');
+      left = size;
       phase = left ? CHUNK_DATA : TRAILER;
     } else if (phase === CHUNK_END) {
-      if (line) return fail('protocol', 'bad chunk end');
+      if (a !== z) return fail('protocol', 'bad chunk end');
       phase = CHUNK_SIZE;
-    } else if (!line) {
+    } else if (a === z) {
       // Trailers are read and ignored until the blank line.
       complete();
     }
@@ -171,10 +185,9 @@ function exchange(
           scan = n;
           return;
         }
-        const line = decodeUtf8(buf.subarray(p, e > p && buf[e - 1] === CR ? e - 1 : e));
-        if (line === undefined) return fail('encoding', 'reply head is not UTF-8');
+        const a = p;
         p = e + 1;
-        onLine(line);
+        onLine(a, e > a && buf[e - 1] === CR ? e - 1 : e);
       } else {
         const avail = n - p;
         const take = phase === UNTIL_CLOSE || left > avail ? avail : left;
@@ -245,6 +258,29 @@ function exchange(
   } catch (e) {
     fail(connected ? 'reset' : 'connect', message(e));
   }
+}
+
+/** The headers anyone reads (this client, the service client, the tests); every other line is skipped unread. */
+const KEEP = ['content-length', 'transfer-encoding', 'content-type', 'date', 'retry-after', 'location'];
+
+/** The KEEP name buf[a, z) starts with (case-insensitive, followed by ':'), or undefined. */
+function kept(b: Uint8Array, a: number, z: number): string | undefined {
+  for (const k of KEEP) {
+    if (z - a <= k.length || b[a + k.length] !== 58) continue;
+    let i = 0;
+    for (; i < k.length; i++) {
+      const c = b[a + i] as number;
+      if ((c >= 65 && c <= 90 ? c + 32 : c) !== k.charCodeAt(i)) break;
+    }
+    if (i === k.length) return k;
+  }
+  return undefined;
+}
+
+function hexDigit(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const l = c | 32;
+  return l >= 97 && l <= 102 ? l - 87 : -1;
 }
 
 function message(e: unknown): string {

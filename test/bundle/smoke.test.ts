@@ -143,7 +143,7 @@ describe('the device bundle against a service that fails in every way the runtim
     const k = createKalumaSim({ files: configured(), peer });
     peer.later = (ms, cb) => k.timers.after(ms, cb);
     k.run(bundle);
-    await k.advance(2 * 60 * 1000);
+    await k.advance(4 * 60 * 1000);
     expect(peer.answered).toBeGreaterThan(3);
     expect(k.harm()).toEqual([]);
     expect(k.callbackErrors).toEqual([]);
