@@ -67,7 +67,8 @@ function exchange(
   let headers: Record<string, string> = {};
   let out = new Uint8Array(0);
 
-  const finish = (r: HttpResult): void => {
+  /** `whole`: the reply arrived in full, so the server closes (even if we refuse what it said). */
+  const finish = (r: HttpResult, whole?: boolean): void => {
     if (done) return;
     done = true;
     timers.clearTimeout(connectTimer);
@@ -75,7 +76,7 @@ function exchange(
     if (sock) {
       try {
         // A whole reply: the server closes; anything else: we close now.
-        if (r.kind === 'response') sock.release();
+        if (whole) sock.release();
         else sock.destroy();
       } catch {
         // Nothing more can be done with a socket that refuses to close.
@@ -87,8 +88,8 @@ function exchange(
     finish({ kind: 'failure', failure, reason: why, bytesSent: sent });
   const complete = (): void => {
     const body = decodeUtf8(buf.subarray(bodyStart, w));
-    if (body === undefined) return fail('encoding', 'reply body is not UTF-8');
-    finish({ kind: 'response', status, reason, headers, body, bytesSent: sent });
+    if (body === undefined) return finish({ kind: 'failure', failure: 'encoding', reason: 'reply body is not UTF-8', bytesSent: sent }, true);
+    finish({ kind: 'response', status, reason, headers, body, bytesSent: sent }, true);
   };
   // Socket callbacks run in the runtime's event loop, where a throw vanishes
   // and would leave the promise pending forever.

@@ -264,13 +264,17 @@ describe('response framing under any segmentation', () => {
   it('turns a reply that is not UTF-8 into an encoding failure, never handing it to the decoder, and counts it', async () => {
     const seen = engineDecoder();
     const replies = ['HTTP/1.1 200 OK\r\nDate: \xe0\xf0A\r\nContent-Length: 2\r\n\r\nok', 'HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nab\xf0\x80'];
+    const closing: string[] = [];
     for (const wire of replies) {
       const s = await serve((sock) => void sock.write(Buffer.from(wire, 'latin1')));
-      const { http } = client();
+      const { http, t } = client();
       const r = await http.request(get(s.port));
       expect(r).toMatchObject({ kind: 'failure', failure: 'encoding' });
       expect(http.stats().failures).toEqual({ encoding: 1 });
+      closing.push(t.released ? 'released' : t.destroyed ? 'destroyed' : 'open');
     }
+    // A bad head stops the parse (we close); a whole reply with a bad body is left for the server to close.
+    expect(closing).toEqual(['destroyed', 'released']);
     expect(seen.every((h) => !h.includes('e0 f0') && !h.includes('f0 80'))).toBe(true);
   });
 });

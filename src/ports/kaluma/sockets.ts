@@ -130,9 +130,11 @@ export const kalumaSockets: SocketFactory = {
         h.onConnect();
       });
     } catch (e) {
-      // Wi-Fi down, DNS failure or no free slot: nothing reached lwIP.
+      // Wi-Fi down, DNS failure or no free slot: nothing reached lwIP. The
+      // caller gets the throw (the better reason), not an onClose as well.
       delete resolved[host];
       c.done = true;
+      told = true;
       try {
         s.destroy();
       } catch {
