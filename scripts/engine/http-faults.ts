@@ -1,9 +1,43 @@
 // The HTTP client and the Kaluma timers and socket ports through 1,000 bad
-// exchanges on the device's engine (see http-faults.entry.ts). Not a CI test:
+// exchanges on the device's engine (see http-faults.entry.ts). Also run by
+// test/engine/engine.test.ts when an engine is given.
 //   npx tsx scripts/engine/http-faults.ts --engine PATH   (or KALUMA_ENGINE=PATH)
 // Prints the engine's verdict (exit code, fatal error), the outcomes, the
 // heap floor per 100 exchanges and what the driver stand-in costs.
-import { buildProgram, enginePath, runEngine, verdict } from './lib';
+import { pathToFileURL } from 'node:url';
+import { buildProgram, enginePath, runEngine, verdict, type EngineRun } from './lib';
+
+export interface HttpFaultsResult {
+  exchanges: number;
+  outcomes: Record<string, number>;
+  /** Lowest heapUsed per 100 exchanges. */
+  floors: number[];
+  heapPeak: number;
+  violations: string[];
+  driverWrites: number;
+  largestDriverWrite: number;
+}
+
+export interface HttpFaultsRun {
+  run: EngineRun;
+  verdict: string;
+  /** The program's own lines (@START, @BATCH, @WINDOW). */
+  lines: string[];
+  result?: HttpFaultsResult;
+  /** Floor at the last window minus the floor at exchange 300 (after warm-up). */
+  floorGrowth?: number;
+}
+
+export async function runHttpFaults(engine: string): Promise<HttpFaultsRun> {
+  const prog = await buildProgram('scripts/engine/http-faults.entry.ts', 'dist/engine/http-faults.js');
+  const run = await runEngine(engine, prog.outfile, { timeoutMs: 900000 });
+  const line = /@RESULT (.*)/.exec(run.stdout);
+  const lines = run.stdout.split('\n').filter((l) => /^@(START|BATCH|WINDOW)/.test(l));
+  if (!line) return { run, verdict: verdict(run), lines };
+  const result = JSON.parse(line[1]!) as HttpFaultsResult;
+  const f = result.floors;
+  return { run, verdict: verdict(run), lines, result, floorGrowth: f.length > 3 ? f[f.length - 1]! - f[2]! : undefined };
+}
 
 async function main(): Promise<void> {
   const engine = enginePath();
@@ -11,23 +45,18 @@ async function main(): Promise<void> {
     console.log('http-faults: no engine given (--engine PATH or KALUMA_ENGINE); skipped');
     return;
   }
-  const prog = await buildProgram('scripts/engine/http-faults.entry.ts', 'dist/engine/http-faults.js');
-  const r = await runEngine(engine, prog.outfile, { timeoutMs: 900000 });
-  const line = /@RESULT (.*)/.exec(r.stdout);
-  console.log(`program ${prog.bytes} B on ${engine}: ${verdict(r)} after ${(r.ms / 1000).toFixed(1)} s`);
-  for (const w of r.stdout.split('\n').filter((l) => l.startsWith('@WINDOW') || l.startsWith('@START') || l.startsWith('@BATCH'))) console.log('  ' + w);
-  if (!line) {
-    console.log('no result line; stderr:\n' + r.stderr.slice(-2000));
+  const r = await runHttpFaults(engine);
+  console.log(`${engine}: ${r.verdict} after ${(r.run.ms / 1000).toFixed(1)} s`);
+  for (const l of r.lines) console.log('  ' + l);
+  if (!r.result) {
+    console.log('no result line; stderr:\n' + r.run.stderr.slice(-2000));
     process.exitCode = 1;
     return;
   }
-  const res = JSON.parse(line[1]!) as { floors: number[]; violations: string[] };
-  console.log(JSON.stringify(res, null, 1));
+  console.log(JSON.stringify(r.result, null, 1));
   // The first 200 exchanges warm up (the driver's slots, the abandoned connections' records).
-  const f = res.floors;
-  const growth = f.length > 3 ? f[f.length - 1]! - f[2]! : 0;
-  console.log(`heap floor (lowest heapUsed per 100 exchanges) from exchange 300 to ${f.length * 100}: ${growth >= 0 ? '+' : ''}${growth} B; violations recorded by the driver stand-in: ${res.violations.length}`);
-  if (r.code !== 0 || res.violations.length) process.exitCode = 1;
+  console.log(`heap floor (lowest heapUsed per 100 exchanges) from exchange 300 to ${r.result.floors.length * 100}: ${r.floorGrowth! >= 0 ? '+' : ''}${r.floorGrowth} B; violations recorded by the driver stand-in: ${r.result.violations.length}`);
+  if (r.run.code !== 0 || r.result.violations.length) process.exitCode = 1;
 }
 
-void main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) void main();

@@ -1,6 +1,25 @@
-// The Kaluma timers port on the device's engine (see timers.entry.ts):
+// The Kaluma timers port on the device's engine (see timers.entry.ts). Also
+// run by test/engine/engine.test.ts when an engine is given.
 //   npx tsx scripts/engine/timers.ts --engine PATH   (or KALUMA_ENGINE=PATH)
-import { buildProgram, enginePath, runEngine, verdict } from './lib';
+import { pathToFileURL } from 'node:url';
+import { buildProgram, enginePath, runEngine, verdict, type EngineRun } from './lib';
+
+export interface TimersRun {
+  run: EngineRun;
+  verdict: string;
+  /** The program's own lines (@COST, @ROUND, @DONE). */
+  lines: string[];
+  cost?: { perKalumaTimer: number; perPortTimer: number };
+  done: boolean;
+}
+
+export async function runTimers(engine: string): Promise<TimersRun> {
+  const prog = await buildProgram('scripts/engine/timers.entry.ts', 'dist/engine/timers.js');
+  const run = await runEngine(engine, prog.outfile, { timeoutMs: 120000 });
+  const lines = run.stdout.split('\n').filter((x) => x.startsWith('@'));
+  const cost = /@COST (.*)/.exec(run.stdout);
+  return { run, verdict: verdict(run), lines, cost: cost ? (JSON.parse(cost[1]!) as TimersRun['cost']) : undefined, done: run.stdout.includes('@DONE') };
+}
 
 async function main(): Promise<void> {
   const engine = enginePath();
@@ -8,12 +27,10 @@ async function main(): Promise<void> {
     console.log('timers: no engine given (--engine PATH or KALUMA_ENGINE); skipped');
     return;
   }
-  const prog = await buildProgram('scripts/engine/timers.entry.ts', 'dist/engine/timers.js');
-  // The program's 200 Kaluma timers wait an hour: stop it once it is done.
-  const r = await runEngine(engine, prog.outfile, { timeoutMs: 120000 });
-  console.log(`program ${prog.bytes} B: ${verdict(r)}`);
-  for (const l of r.stdout.split('\n').filter((x) => x.startsWith('@'))) console.log('  ' + l);
-  if (!r.stdout.includes('@DONE') || /fatal/.test(r.stderr)) process.exitCode = 1;
+  const r = await runTimers(engine);
+  console.log(`${engine}: ${r.verdict}`);
+  for (const l of r.lines) console.log('  ' + l);
+  if (!r.done || r.run.code !== 0) process.exitCode = 1;
 }
 
-void main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) void main();
