@@ -2,11 +2,20 @@
 // the unmodified device bundle (the two are concatenated): __ieee80211dev for
 // Kaluma's wifi module, __netdev (test/fakes/kaluma/net.ts, which records
 // what would hurt the board) for its net module, a service that answers every
-// write, and /config.json from __BENCH (set by the runner in a line before
-// this one). Prints heap figures every PERIOD_MS, and what the stand-in
-// itself takes, so it can be subtracted.
+// operation the agent uses (writes, reads, API key, device creation), and
+// /config.json from __BENCH (set by the runner in a line before this one).
+// Prints heap figures every periodMs of real time, so that everything here
+// can be measured alone (with an empty bundle) and subtracted.
+//
+// __BENCH.speed > 1 runs the program's clock that many times faster than real
+// time (a 1 h Wi-Fi outage at 1 s sampling takes a minute): Kaluma's millis()
+// is scaled, and its setInterval() fires on that clock, once per period of it
+// and never ahead, as Kaluma's does on real time (the program's timers port
+// counts ticks instead of reading the clock on that promise). The AP's outage
+// is in that clock; so are the t= of the marks. The network's latency stays
+// real (2 ms a step), so a request looks slower to the program.
 import { writeFile } from 'fs';
-import { createKalumaNet, httpPeer } from '../../test/fakes/kaluma/net';
+import { createKalumaNet, type Peer, type PeerConn } from '../../test/fakes/kaluma/net';
 import type { KalumaTimers } from '../../test/fakes/kaluma/timers';
 
 declare function print(s: string): void;
@@ -14,29 +23,162 @@ declare function setTimeout(cb: () => void, ms: number): number;
 declare function setInterval(cb: () => void, ms: number): number;
 declare const process: { memoryUsage(): { heapTotal: number; heapUsed: number; heapPeak: number } };
 declare const global: Record<string, unknown>;
-declare const __BENCH: { config?: string; ssid: string; apDownMs?: [number, number]; periodMs: number; hosts: Record<string, string> };
+declare const __BENCH: {
+  config?: string;
+  ssid: string;
+  /** [from, to) in the program's clock: the AP is not visible. */
+  apDownMs?: [number, number];
+  periodMs: number;
+  hosts: Record<string, string>;
+  speed?: number;
+  /** The JSON device's batch: a smaller JSON write after the outage means the backlog is gone. */
+  drainBatch?: number;
+  /** Carried over a watchdog reset: the program clock at this boot, the service's counts. */
+  offsetMs: number;
+  writes: number;
+  records: number;
+};
 
-const before = process.memoryUsage().heapUsed;
 const B = __BENCH;
+
+// The program's uptime, scaled from Kaluma's (integers only: a product past
+// 2^28 would be a heap number on every call), and the bench's clock, which
+// goes on across watchdog resets.
+const realMillis = global['millis'] as () => number;
+const realSetInterval = setInterval;
+const speed = B.speed && B.speed > 1 ? Math.floor(B.speed) : 1;
+const real0 = realMillis();
+const uptime = (): number => (realMillis() - real0) * speed;
+const clock = (): number => B.offsetMs + uptime();
+if (speed > 1) {
+  global['millis'] = uptime;
+  interface Every {
+    id: number;
+    ms: number;
+    due: number;
+    cb: () => void;
+  }
+  const every: Every[] = [];
+  let ids = 0;
+  global['setInterval'] = (cb: () => void, ms: number): number => {
+    const e = { id: 100000 + (ids++ % 100000), ms: ms > 1 ? ms : 1, due: uptime() + (ms > 1 ? ms : 1), cb };
+    every.push(e);
+    return e.id;
+  };
+  global['clearInterval'] = (id: number): void => {
+    for (let i = 0; i < every.length; i++) if (every[i]!.id === id) every.splice(i, 1);
+  };
+  realSetInterval(() => {
+    const now = uptime();
+    for (let i = 0; i < every.length; i++) {
+      const e = every[i]!;
+      // Every period that came due, in order: Kaluma's loop catches up after a blocked loop, never ahead.
+      for (let k = 0; k < 1000 && e.due <= now && every[i] === e; k++) {
+        e.due += e.ms;
+        e.cb();
+      }
+    }
+  }, 1);
+}
+
 let up = false;
-let now = 0;
-const apVisible = (): boolean => !B.apDownMs || now < B.apDownMs[0] || now >= B.apDownMs[1];
+let apBack = false;
+const apVisible = (): boolean => {
+  const now = clock();
+  const visible = !B.apDownMs || now < B.apDownMs[0] || now >= B.apDownMs[1];
+  if (visible && B.apDownMs && !apBack && now >= B.apDownMs[1]) {
+    apBack = true;
+    // The backlog, as the console reports it, when the program first sees the AP again.
+    setTimeout(() => {
+      print('@APBACK t=' + clock() + '\n');
+      const status = global['status'];
+      if (typeof status === 'function') (status as () => void)();
+    }, 0);
+  }
+  return visible;
+};
+/** Associated and the AP still there: what the radio would report. */
+const linkUp = (): boolean => {
+  if (!apVisible()) up = false;
+  return up;
+};
+const AP = { ssid: B.ssid, bssid: '00:11:22:33:44:55', security: 'WPA2_PSK', rssi: -52, channel: 6 };
 const wifiDev: Record<string, unknown> = {
   errno: 0,
   reset: (cb: (e: number) => void) => ((up = false), cb(0)),
-  scan: (cb: (e: number, l: unknown[]) => void) => cb(0, apVisible() ? [{ ssid: B.ssid, bssid: '00:11:22:33:44:55', security: 'WPA2_PSK', rssi: -52, channel: 6 }] : []),
+  scan: (cb: (e: number, l: unknown[]) => void) => cb(0, apVisible() ? [AP] : []),
   connect(info: { ssid?: string }, cb: (e: number) => void) {
     up = apVisible() && info.ssid === B.ssid;
     cb(0);
   },
   disconnect: (cb: (e: number) => void) => ((up = false), cb(0)),
-  get_connection: (cb: (e: number, i: unknown) => void) => cb(0, up && apVisible() ? { ssid: B.ssid, bssid: '00:11:22:33:44:55' } : null),
+  get_connection: (cb: (e: number, i: unknown) => void) => cb(0, linkUp() ? AP : null),
 };
-let writes = 0;
-const service = httpPeer(() => (writes++, 'HTTP/1.1 200 OK\r\nContent-Length: 13\r\nDate: Sun, 22 Nov 2026 08:05:00 GMT\r\n\r\nValue updated'));
-service.requests.push = () => 0; // count, do not keep
+
+// The service. Counts, keeps nothing but the last value written (for test()'s read back).
+let writes = B.writes;
+let records = B.records;
+let drained = false;
+let lastValue = '0';
+const API_KEY = 'k3y0123456789abcdef0123456789abcd';
+const OK = 'HTTP/1.1 200 OK\r\nDate: Sun, 22 Nov 2026 08:05:00 GMT\r\nContent-Length: ';
+const reply = (body: string): string => OK + body.length + '\r\n\r\n' + body;
+/** Occurrences of `what` in `s`, without allocating. */
+function count(s: string, what: string): number {
+  let n = 0;
+  for (let i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) n++;
+  return n;
+}
+function answer(req: string): string {
+  // The operation: the path segment after /api/ (the base URL may have a prefix).
+  const a = req.indexOf('/api/') + 5;
+  const op = a > 4 && a < 300 ? req.slice(a, req.indexOf('/', a)) : '';
+  if (op === 'updatedevicevalue' || op === 'updatedevicejson' || op === 'updatedevicexml') {
+    writes++;
+    const n = op === 'updatedevicejson' ? count(req, '"seq":') || 1 : 1;
+    records += n;
+    if (op === 'updatedevicevalue') {
+      const end = req.indexOf(' HTTP/');
+      lastValue = req.slice(req.lastIndexOf('/', end) + 1, end);
+    }
+    if (n < (B.drainBatch || 0) && apBack && !drained) {
+      drained = true;
+      print('@DRAINED t=' + clock() + ' writes=' + writes + ' records=' + records + '\n');
+    }
+    return reply('Value updated');
+  }
+  if (op === 'showdevicevalue') return reply(lastValue);
+  if (op === 'showdevicejson') return reply('{}');
+  if (op === 'showdevicexml') return reply('<data></data>');
+  // The spec leaves both replies' shapes open; these are shapes the agent's parser reads.
+  if (op === 'generateapikey') return reply('{"APIKey":"' + API_KEY + '"}');
+  if (op === 'createuserdevice') return reply('{"DeviceID":4,"DevicePIN":4444}');
+  return 'HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found';
+}
+/**
+ * httpPeer of the fake, without its Map: JerryScript's Map keeps a slot for
+ * every key ever set (delete leaves a hole), 8 B per connection that would
+ * show as growth of the floor. The partial request lives on its connection.
+ */
+const service: Peer = {
+  connect: (c) => c.accept(),
+  data(c, bytes) {
+    const conn = c as PeerConn & { got?: string };
+    const got = (conn.got || '') + String.fromCharCode.apply(null, bytes as unknown as number[]);
+    conn.got = got;
+    const end = got.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    const cl = /\r\ncontent-length: *(\d+)/i.exec(got.slice(0, end));
+    if (got.length < end + 4 + (cl ? Number(cl[1]) : 0)) return;
+    conn.got = undefined;
+    c.send(answer(got));
+    c.fin();
+  },
+};
 const net = createKalumaNet({ timers: { after: (ms: number, cb: () => void) => void setTimeout(cb, ms) } as unknown as KalumaTimers, peer: service, latencyMs: 2 });
 net.dns = B.hosts;
+// socket() asks the link at the moment it is called.
+Object.defineProperty(net.link, 'up', { get: linkUp, set: () => undefined });
 global['__ieee80211dev'] = wifiDev;
 // The radio chip's module (the LED is on its GPIO 0) is native on the board and absent here.
 const kalumaRequire = global['require'] as (name: string) => unknown;
@@ -54,22 +196,27 @@ global['require'] = (name: string): unknown => (name === 'pico_cyw43' ? { PicoCY
 global['__netdev'] = net.netdev;
 // Kaluma's writeFile(path, data): synchronous (Node's types would want a callback).
 if (B.config) (writeFile as unknown as (p: string, d: Uint8Array) => void)('/config.json', new TextEncoder().encode(B.config));
-const standIn = process.memoryUsage().heapUsed - before;
 
-setInterval(() => {
-  now += B.periodMs;
-  net.link.up = up && apVisible();
-  if (!net.link.up) up = false;
+/**
+ * The live set: allocate small garbage until heapUsed drops (a collection
+ * ran: every ~1/32 of the heap, 5.7 KB on the Pico W's, 32 KB on a 1 MB one)
+ * and take the value right after the drop. -1 when none came in the bound.
+ */
+function floor(): number {
+  let last = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 20000; i++) {
+    const g = [i, i];
+    if (g[0] !== i) print('');
+    const u = process.memoryUsage().heapUsed;
+    if (u < last) return u;
+    last = u;
+  }
+  return -1;
+}
+
+realSetInterval(() => {
   const m = process.memoryUsage();
   net.driverWrites.length = 0;
-  // The live set: allocate ~8 KB of small garbage (a collection runs every
-  // ~5.7 KB of growth) and keep the lowest heapUsed seen, right after one.
-  let floor = Infinity;
-  for (let i = 0; i < 300; i++) {
-    const g = [i, i];
-    if (g[0]! < 0) print('');
-    const u = process.memoryUsage().heapUsed;
-    if (u < floor) floor = u;
-  }
-  print('@HEAP t=' + now + ' used=' + m.heapUsed + ' floor=' + floor + ' peak=' + m.heapPeak + ' writes=' + writes + ' standIn=' + standIn + ' harm=' + net.violations.length + '\n');
+  const f = floor();
+  print('@HEAP t=' + clock() + ' used=' + m.heapUsed + ' floor=' + f + ' peak=' + m.heapPeak + ' total=' + m.heapTotal + ' writes=' + writes + ' records=' + records + ' harm=' + net.violations.length + '\n');
 }, B.periodMs);
