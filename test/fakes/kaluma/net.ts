@@ -375,19 +375,21 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
  * Connection: close.
  */
 export function httpPeer(reply: (request: string) => string, o: { fin?: boolean } = {}): Peer & { requests: string[] } {
-  const bufs = new Map<PeerConn, string>();
   const requests: string[] = [];
+  // The partial request lives on its connection: a Map keyed by connections
+  // keeps a little per key on the engine even after delete.
+  type Conn = PeerConn & { got?: string };
   return {
     requests,
     connect: (c) => c.accept(),
-    data(c, bytes) {
-      const got = (bufs.get(c) || '') + String.fromCharCode(...bytes);
-      bufs.set(c, got);
+    data(c: Conn, bytes) {
+      const got = (c.got || '') + String.fromCharCode(...bytes);
+      c.got = got;
       const end = got.indexOf('\r\n\r\n');
       if (end < 0) return;
       const cl = /\r\ncontent-length: *(\d+)/i.exec(got.slice(0, end));
       if (got.length < end + 4 + (cl ? Number(cl[1]) : 0)) return;
-      bufs.delete(c);
+      c.got = '';
       requests.push(got);
       c.send(reply(got));
       if (o.fin !== false) c.fin();
