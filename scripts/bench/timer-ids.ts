@@ -8,12 +8,15 @@ import { readFileSync } from 'node:fs';
 import { buildBundle } from '../build';
 import { toSaved } from '../../src/config/saved';
 import type { AgentConfig } from '../../src/config/types';
+import { defaultConfig } from '../../src/config/validate';
 import { createKalumaSim } from '../../test/bundle/kaluma-sim';
 import { testConfig } from '../../test/fakes/config';
 
 /** The reference configuration of the heap issue, plus a counter sensor. */
 export function referenceConfig(o: { counter?: boolean; intervalMs?: number } = {}): AgentConfig {
   const c = testConfig('http://data.example.net:8080/dds');
+  // The agent section as a user gets it: watchdog, last-known-good and heap floor on.
+  c.agent = defaultConfig().agent;
   const every = o.intervalMs ?? 1000;
   c.wifi = { ssid: 'greenhouse-north', password: 'secret-pass' };
   c.sensors = [
