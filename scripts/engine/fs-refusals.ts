@@ -10,17 +10,12 @@
 // then the same refusals through Kaluma's writeFile. The C heap is not
 // visible to JavaScript: at each marker the program waits in delay() while
 // this script reads the engine process's VmData from /proc.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBundle } from '../build';
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf('--' + name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
+import { arg, engineMain, runEngine, verdict } from './lib';
 
 const PORT = fileURLToPath(new URL('../../src/ports/kaluma/files.ts', import.meta.url));
 
@@ -92,12 +87,7 @@ function vmDataKb(pid: number): number {
   return m ? Number(m[1]) : NaN;
 }
 
-async function main(): Promise<void> {
-  const engine = arg('engine') || process.env.KALUMA_ENGINE;
-  if (!engine) {
-    console.log('fs-refusals: skipped, no engine given (--engine PATH or KALUMA_ENGINE)');
-    return;
-  }
+async function report(engine: string): Promise<boolean> {
   const n = Number(arg('n') || 10000);
   const control = Number(arg('control') || 2000);
   const dir = mkdtempSync(join(tmpdir(), 'fs-refusals-'));
@@ -107,28 +97,16 @@ async function main(): Promise<void> {
     const built = await buildBundle({ entry, outfile: join(dir, 'fs-refusals.js') });
     console.log(`bundle ${built.bytes} B; ${n} refused writes and appends through the port, ${control} through Kaluma's writeFile`);
 
-    const env: NodeJS.ProcessEnv = { ...process.env, KALUMA_NO_REPL: '1' };
-    delete env.KALUMA_FLASH_FILE;
-    const child = spawn(engine, [built.outfile], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const marks: Mark[] = [];
-    let rest = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (s: string) => {
-      rest += s;
-      let nl: number;
-      while ((nl = rest.indexOf('\n')) >= 0) {
-        const line = rest.slice(0, nl).replace(/\r$/, '');
-        rest = rest.slice(nl + 1);
+    const r = await runEngine(engine, built.outfile, {
+      onLine(line, pid) {
         const m = /^@MEM (\S+) heapUsed=(\d+)/.exec(line);
-        if (m) marks.push({ label: m[1]!, heapUsed: Number(m[2]), vmDataKb: vmDataKb(child.pid!) });
+        if (m) marks.push({ label: m[1]!, heapUsed: Number(m[2]), vmDataKb: vmDataKb(pid) });
         else console.log('  ' + line);
-      }
+      },
     });
-    let stderr = '';
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-    if (stderr.trim()) console.log('engine stderr: ' + stderr.trim());
-    console.log('engine exit ' + code);
+    if (r.stderr.trim()) console.log('engine stderr: ' + r.stderr.trim());
+    console.log(verdict(r));
 
     const at = (label: string): Mark | undefined => marks.filter((m) => m.label === label)[0];
     const row = (what: string, ops: number, a: Mark | undefined, b: Mark | undefined): void => {
@@ -141,10 +119,10 @@ async function main(): Promise<void> {
     };
     row(`port, ${n} refused writes/appends`, n, at('port-before'), at('port-after'));
     row(`control, ${control} refused Kaluma writeFile`, control, at('control-before'), at('control-after'));
-    if (code !== 0) process.exitCode = 1;
+    return r.code === 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-void main();
+engineMain('fs-refusals', report);

@@ -5,7 +5,7 @@
 // Prints the engine's verdict (exit code, fatal error), the outcomes, the
 // heap floor per 100 exchanges and what the driver stand-in costs.
 import { pathToFileURL } from 'node:url';
-import { buildProgram, enginePath, runEngine, verdict, type EngineRun } from './lib';
+import { buildProgram, engineMain, runEngine, verdict, type EngineRun } from './lib';
 
 export interface HttpFaultsResult {
   exchanges: number;
@@ -39,24 +39,18 @@ export async function runHttpFaults(engine: string): Promise<HttpFaultsRun> {
   return { run, verdict: verdict(run), lines, result, floorGrowth: f.length > 3 ? f[f.length - 1]! - f[2]! : undefined };
 }
 
-async function main(): Promise<void> {
-  const engine = enginePath();
-  if (!engine) {
-    console.log('http-faults: no engine given (--engine PATH or KALUMA_ENGINE); skipped');
-    return;
-  }
+async function report(engine: string): Promise<boolean> {
   const r = await runHttpFaults(engine);
   console.log(`${engine}: ${r.verdict} after ${(r.run.ms / 1000).toFixed(1)} s`);
   for (const l of r.lines) console.log('  ' + l);
   if (!r.result) {
     console.log('no result line; stderr:\n' + r.run.stderr.slice(-2000));
-    process.exitCode = 1;
-    return;
+    return false;
   }
   console.log(JSON.stringify(r.result, null, 1));
   // The first 200 exchanges warm up (the driver's slots, the abandoned connections' records).
   console.log(`heap floor (lowest heapUsed per 100 exchanges) from exchange 300 to ${r.result.floors.length * 100}: ${r.floorGrowth! >= 0 ? '+' : ''}${r.floorGrowth} B; violations recorded by the driver stand-in: ${r.result.violations.length}`);
-  if (r.run.code !== 0 || r.result.violations.length) process.exitCode = 1;
+  return r.run.code === 0 && !r.result.violations.length;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) void main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) engineMain('http-faults', report);

@@ -6,9 +6,14 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { buildBundle } from '../build';
 
+/** `--NAME VALUE` from the command line. */
+export function arg(name: string): string | undefined {
+  const i = process.argv.indexOf('--' + name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
 export function enginePath(): string | undefined {
-  const i = process.argv.indexOf('--engine');
-  const p = i >= 0 ? process.argv[i + 1] : process.env['KALUMA_ENGINE'];
+  const p = arg('engine') || process.env['KALUMA_ENGINE'];
   return p && existsSync(p) ? p : undefined;
 }
 
@@ -25,14 +30,32 @@ export interface EngineRun {
   ms: number;
 }
 
-/** Runs a program file on the engine (no REPL), killed after timeoutMs. */
-export function runEngine(engine: string, file: string, o: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<EngineRun> {
+/**
+ * Runs a program file on the engine (no REPL, flash in memory), killed after
+ * timeoutMs. `onLine` sees each line of its output as it comes, with the
+ * engine's pid (to read what JS cannot see, e.g. /proc/PID/status).
+ */
+export function runEngine(
+  engine: string,
+  file: string,
+  o: { timeoutMs?: number; env?: Record<string, string>; onLine?: (line: string, pid: number) => void } = {},
+): Promise<EngineRun> {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const child = spawn(engine, [file], { env: { ...process.env, KALUMA_NO_REPL: '1', ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env: NodeJS.ProcessEnv = { ...process.env, KALUMA_NO_REPL: '1', ...o.env };
+    if (!o.env || !o.env['KALUMA_FLASH_FILE']) delete env['KALUMA_FLASH_FILE'];
+    const child = spawn(engine, [file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('latin1')));
+    let from = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('latin1');
+      if (!o.onLine) return;
+      for (let nl = stdout.indexOf('\n', from); nl >= 0; nl = stdout.indexOf('\n', from)) {
+        o.onLine(stdout.slice(from, nl).replace(/\r$/, ''), child.pid!);
+        from = nl + 1;
+      }
+    });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('latin1')));
     const kill = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 600000);
     child.on('close', (code) => {
@@ -47,4 +70,25 @@ export function verdict(r: EngineRun): string {
   if (r.code === 0) return 'exit 0';
   const fatal = /jerry fatal error \d+ \(\w+\)/.exec(r.stderr);
   return 'exit ' + String(r.code) + (fatal ? ': ' + fatal[0] : r.code === null ? ' (killed)' : '');
+}
+
+/**
+ * The command-line entry of an engine script: without an engine it says so
+ * in one line and stops; a false result sets the exit code.
+ */
+export function engineMain(name: string, f: (engine: string) => Promise<boolean>): void {
+  const engine = enginePath();
+  if (!engine) {
+    console.log(name + ': no engine given (--engine PATH or KALUMA_ENGINE); skipped');
+    return;
+  }
+  f(engine).then(
+    (ok) => {
+      if (!ok) process.exitCode = 1;
+    },
+    (e: unknown) => {
+      console.error(e);
+      process.exitCode = 1;
+    },
+  );
 }

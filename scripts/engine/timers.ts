@@ -2,7 +2,7 @@
 // run by test/engine/engine.test.ts when an engine is given.
 //   npx tsx scripts/engine/timers.ts --engine PATH   (or KALUMA_ENGINE=PATH)
 import { pathToFileURL } from 'node:url';
-import { buildProgram, enginePath, runEngine, verdict, type EngineRun } from './lib';
+import { buildProgram, engineMain, runEngine, verdict, type EngineRun } from './lib';
 
 export interface TimersRun {
   run: EngineRun;
@@ -21,16 +21,11 @@ export async function runTimers(engine: string): Promise<TimersRun> {
   return { run, verdict: verdict(run), lines, cost: cost ? (JSON.parse(cost[1]!) as TimersRun['cost']) : undefined, done: run.stdout.includes('@DONE') };
 }
 
-async function main(): Promise<void> {
-  const engine = enginePath();
-  if (!engine) {
-    console.log('timers: no engine given (--engine PATH or KALUMA_ENGINE); skipped');
-    return;
-  }
+async function report(engine: string): Promise<boolean> {
   const r = await runTimers(engine);
   console.log(`${engine}: ${r.verdict}`);
   for (const l of r.lines) console.log('  ' + l);
-  if (!r.done || r.run.code !== 0) process.exitCode = 1;
+  return r.done && r.run.code === 0;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) void main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) engineMain('timers', report);
