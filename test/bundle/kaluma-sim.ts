@@ -9,6 +9,8 @@ import vm from 'node:vm';
 import { createKalumaNet, httpPeer } from '../fakes/kaluma/net';
 import type { KalumaNet, Peer } from '../fakes/kaluma/net';
 import { createKalumaTimers } from '../fakes/kaluma/timers';
+import { createKalumaFs } from '../fakes/kaluma-fs';
+import type { KalumaFsFake } from '../fakes/kaluma-fs';
 import { hex, wellFormed } from '../fakes/utf8-check';
 import type { KalumaTimers } from '../fakes/kaluma/timers';
 
@@ -29,6 +31,8 @@ export interface KalumaSim {
   /** Kaluma's timers and the TCP driver, with what would hurt the board in their violations. */
   timers: KalumaTimers;
   net: KalumaNet;
+  /** Kaluma's fs: refusals can be set, leaked handles counted. */
+  fs: KalumaFsFake;
   /** storage.getItem()/key() calls: each overruns the C heap on the board. */
   storageReads: string[];
   /** Board resets by the watchdog (system.reboot); the program stops at the first. */
@@ -42,13 +46,11 @@ export interface KalumaSim {
 const REPLY = 'HTTP/1.1 200 OK\r\nContent-Length: 13\r\nDate: Sun, 22 Nov 2026 08:05:00 GMT\r\n\r\nValue updated';
 
 export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: string; peer?: Peer } = {}): KalumaSim {
-  let nextFd = 1;
   const kt = createKalumaTimers();
   const files = o.files ?? new Map<string, Uint8Array>();
   const storageReads: string[] = [];
   let wdtMs: number | undefined;
   const decoderMisuse: string[] = [];
-  const fds = new Map<number, { path: string }>();
   const storage = new Map<string, string>();
   const wifi = { ap: true, up: false };
   const sim = { out: [] as string[], errors: [] as string[], callbackErrors: [] as string[], requests: [] as Request[], resets: 0 };
@@ -61,64 +63,9 @@ export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: str
     }
   };
   const str = (a: unknown[]): string => a.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' ');
-  const sysErr = (m: string): Error => Object.assign(new Error(m), { errno: -2 });
 
-  const fs = {
-    open(path: string, flags = 'r') {
-      if (flags === 'w') files.set(path, new Uint8Array(0));
-      else if (flags.startsWith('a')) throw sysErr('append mode is broken in this build');
-      else if (!files.has(path)) throw sysErr('ENOENT ' + path);
-      const fd = nextFd++;
-      fds.set(fd, { path });
-      return fd;
-    },
-    read(fd: number, buf: Uint8Array, offset: number, length: number, position: number) {
-      const f = files.get(fds.get(fd)!.path)!;
-      const part = f.subarray(position, position + length);
-      buf.set(part, offset);
-      return part.length;
-    },
-    write(fd: number, buf: Uint8Array, offset: number, length: number, position: number) {
-      if (!ArrayBuffer.isView(buf)) throw new TypeError('typed array expected');
-      const path = fds.get(fd)!.path;
-      const f = files.get(path)!;
-      const end = Math.max(f.length, position + length);
-      const g = new Uint8Array(end);
-      g.set(f);
-      g.set(buf.subarray(offset, offset + length), position);
-      files.set(path, g);
-      return length;
-    },
-    close(fd: number) {
-      fds.delete(fd);
-    },
-    readFile(path: string) {
-      const f = files.get(path);
-      if (!f) throw sysErr('ENOENT ' + path);
-      return new Uint8Array(f);
-    },
-    writeFile(path: string, data: Uint8Array) {
-      if (!ArrayBuffer.isView(data)) throw new TypeError('typed array expected');
-      files.set(path, new Uint8Array(data));
-    },
-    unlink(path: string) {
-      if (!files.delete(path)) throw sysErr('ENOENT ' + path);
-    },
-    rename(from: string, to: string) {
-      const f = files.get(from);
-      if (!f) throw sysErr('ENOENT ' + from);
-      files.delete(from);
-      files.set(to, f);
-    },
-    exists: (path: string) => files.has(path) || [...files.keys()].some((k) => k.startsWith(path + '/')) || path === '/',
-    stat(path: string) {
-      const f = files.get(path);
-      if (!f) throw sysErr('ENOENT ' + path);
-      return { size: f.length, isFile: () => true, isDirectory: () => false };
-    },
-    mkdir: () => undefined,
-    readdir: (dir: string) => [...files.keys()].filter((k) => k.startsWith(dir + '/')).map((k) => k.slice(dir.length + 1)).filter((k) => !k.includes('/')),
-  };
+  // Kaluma's fs with its error-path defects (test/fakes/kaluma-fs.ts), over `files`.
+  const fs = createKalumaFs({ files });
 
   class WiFi {
     connect(info: { ssid?: string }, cb: (err: unknown) => void): void {
@@ -258,6 +205,7 @@ export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: str
     wifi,
     timers: kt,
     net,
+    fs,
     storageReads,
     harm: () => kt.violations.concat(net.violations, decoderMisuse),
     run: (code): unknown => vm.runInContext(code, ctx, { filename: 'agent.js' }) as unknown,

@@ -79,6 +79,27 @@ describe('the device bundle on a Kaluma stand-in', () => {
     expect(k.storageReads).toEqual([]);
   });
 
+  it('rides out a flash that refuses writes: no file handle leaks in Kaluma, every reading delivered in order after', async () => {
+    const k = createKalumaSim({ files: configured() });
+    k.run(bundle);
+    await k.advance(15000);
+    k.fs.refuse('write', 20);
+    await k.advance(60000);
+    k.fs.accept();
+    await k.advance(300000);
+    const seqs = k.requests.filter((r) => r.method === 'POST' && r.path.includes('json')).map((r) => (JSON.parse(r.body) as { seq: number }).seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    // 0 s to 375 s, every 10 s: 38 groups; the last may still be on its way.
+    expect(seqs.length).toBeGreaterThanOrEqual(37);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    // Backed off: a few tries in that minute, not one per record (18 records were made in it).
+    expect(k.fs.counts.refused).toBeGreaterThan(0);
+    expect(k.fs.counts.refused).toBeLessThanOrEqual(5);
+    expect(k.errors.filter((l) => /lost|dropped/.test(l))).toEqual([]);
+    expect(k.fs.handles()).toBe(0);
+    expect(k.harm()).toEqual([]);
+  });
+
   it('takes console commands typed as text', async () => {
     const k = createKalumaSim({ files: configured() });
     k.run(bundle);

@@ -75,9 +75,12 @@ export interface KalumaFsFake {
   reset(): void;
 }
 
-export function createKalumaFs(): KalumaFsFake {
-  let files = new Map<string, Uint8Array>();
+/** `files` (path -> committed bytes) may be given, and is then the flash itself, shared with the caller. */
+export function createKalumaFs(o: { files?: Map<string, Uint8Array> } = {}): KalumaFsFake {
+  let files = o.files ?? new Map<string, Uint8Array>();
   let dirs = new Set<string>(['/']);
+  // The directories of files already on the flash.
+  for (const k of files.keys()) for (let d = k.slice(0, k.lastIndexOf('/')); d; d = d.slice(0, d.lastIndexOf('/'))) dirs.add(d);
   let opens: (OpenFile | null)[] = [];
   let live = 0;
   let refusals: Partial<Record<RefusableOp, { times: number; errno: number }>> = {};
