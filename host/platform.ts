@@ -3,10 +3,11 @@
 // collected for the stdin console.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Platform } from '../src/ports/ports';
+import type { Platform, ProgramStore } from '../src/ports/ports';
 import { createNodeFileStore } from './ports/files';
 import { createNodeKvStore } from './ports/kv';
 import { createSimPins } from './ports/pins';
+import { noProgram } from './ports/program';
 import type { SimPins } from './ports/pins';
 import { createNodeSockets } from './ports/sockets';
 import { createNodeTime } from './ports/time';
@@ -21,7 +22,7 @@ export interface HostPlatform extends Platform {
   onReboot: () => void;
 }
 
-export function createHostPlatform(o: { dataDir: string; ssid: string; print?: (line: string) => void }): HostPlatform {
+export function createHostPlatform(o: { dataDir: string; ssid: string; print?: (line: string) => void; program?: ProgramStore }): HostPlatform {
   mkdirSync(join(o.dataDir, 'files'), { recursive: true });
   const { clock, timers } = createNodeTime();
   const print = o.print ?? ((l: string) => console.log(l));
@@ -44,6 +45,7 @@ export function createHostPlatform(o: { dataDir: string; ssid: string; print?: (
     },
     log: { info: print, error: (l) => print('! ' + l) },
     console: { expose: (name, fn) => void hp.commands.set(name, fn) },
+    program: o.program ?? noProgram,
     commands: new Map(),
     onReboot: () => undefined,
   };

@@ -3,14 +3,16 @@
 //  2. an account, an API key and one device of each format, created through
 //     the agent's own provisioning path (key generation, device creation),
 //  3. the agent (the same core code as on the board) on simulated sensors,
-//     with the board's console commands on stdin,
+//     with the board's console commands on stdin: cold code, loaded from a
+//     device build of the program through the board's own loader,
 //  4. one line per delivered write. Ctrl-C stops everything.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { provisionDevice } from '../src/agent/provision';
-import { installCommands } from '../src/console/commands';
+import { createColdLoader } from '../src/cold';
+import { exposeCommands } from '../src/console/stubs';
 import { createConfigStore } from '../src/config/store';
 import type { AgentConfig } from '../src/config/types';
 import { validateConfig } from '../src/config/validate';
@@ -18,8 +20,10 @@ import type { DataFormat } from '../src/model';
 import { createHttpClient } from '../src/net/http';
 import { boot } from '../src/runtime';
 import type { Runtime } from '../src/runtime';
-import { createServiceClient } from '../src/service/client';
+import { createServiceOps } from '../src/service/reads';
+import { buildBundle } from '../scripts/build';
 import { createHostPlatform } from './platform';
+import { createFileProgram } from './ports/program';
 import { startService } from './service/server';
 import type { RunningService } from './service/server';
 
@@ -55,7 +59,7 @@ async function startLocal(port: number, dataDir: string): Promise<RunningService
 
 async function provisionAll(url: string, email: string, password: string): Promise<Record<string, unknown>[] | string> {
   const http = createHttpClient({ sockets: (await import('./ports/sockets')).createNodeSockets(), timers: { setTimeout, clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout) } });
-  const made = createServiceClient({ http, baseUrl: url });
+  const made = createServiceOps({ http, baseUrl: url });
   if (!made.ok) return made.error;
   const out: Record<string, unknown>[] = [];
   let apiKey: string | undefined;
@@ -115,7 +119,12 @@ async function main(): Promise<void> {
     throw new Error('--url needs --email and --password: the agent generates its API key and creates its devices there');
   }
 
-  const hp = createHostPlatform({ dataDir: simDir, ssid: SSID, print: (l) => console.log(`${clock()}  ${l}`) });
+  // The console's commands come from the program's cold section, as on the
+  // board: build it, then read it back through the loader.
+  const programFile = join(a.data, 'program.js');
+  const built = await buildBundle({ outfile: programFile });
+  const hp = createHostPlatform({ dataDir: simDir, ssid: SSID, print: (l) => console.log(`${clock()}  ${l}`), program: createFileProgram(programFile) });
+  const cold = createColdLoader({ program: hp.program, build: built.build });
   const store = createConfigStore({ files: hp.files });
   const saved = existsSync(join(simDir, 'files', 'config.json')) ? store.load() : undefined;
   if (saved && !saved.errors.length && saved.source === 'file') {
@@ -135,7 +144,6 @@ async function main(): Promise<void> {
   }
 
   let rt: Runtime;
-  let commands: Record<string, (...args: unknown[]) => unknown> = {};
   const start = (): void => {
     rt = boot(hp, {
       onDelivered: (d) => {
@@ -144,7 +152,7 @@ async function main(): Promise<void> {
         console.log(`${clock()}  delivered  ${d.device.padEnd(9)} seq ${String(last.seq).padStart(4)}  HTTP ${d.status}  ${body.slice(0, 90)}`);
       },
     });
-    commands = installCommands(rt);
+    exposeCommands(rt, cold);
   };
   hp.onReboot = () => {
     rt.stop();
@@ -159,10 +167,11 @@ async function main(): Promise<void> {
     const src = line.trim();
     if (!src) return;
     try {
-      const names = Object.keys(commands);
+      const commands = hp.commands;
+      const names = [...commands.keys()];
       // The board's REPL evaluates the line as JavaScript with the commands as globals; so does this.
       // eslint-disable-next-line @typescript-eslint/no-implied-eval
-      const result: unknown = new Function(...names, `"use strict"; return (${src});`)(...names.map((n) => commands[n]));
+      const result: unknown = new Function(...names, `"use strict"; return (${src});`)(...names.map((n) => commands.get(n)));
       if (result !== undefined) console.log(result);
     } catch (e) {
       console.log(String(e));

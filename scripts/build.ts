@@ -1,8 +1,10 @@
 // Builds the device bundle: one ASCII IIFE for Kaluma 1.2.1 (es2019, the
 // highest target whose output the engine parses), Kaluma's built-in modules
 // left to the runtime's require. Prints the size and the board's budget.
-import { build, type Plugin } from 'esbuild';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { COLD_HEAD_MAX } from '../src/cold';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -29,19 +31,53 @@ function onlyBoard(board: string): Plugin {
   };
 }
 
-export interface BuildResult {
-  outfile: string;
+export interface ColdModule {
+  name: string;
+  /** Byte offset of its source in the artifact. */
+  offset: number;
   bytes: number;
-  budgetBytes: number | undefined;
+  crc: number;
   inputs: { path: string; bytes: number }[];
 }
 
-export async function buildBundle(o: { board?: string; outfile?: string; entry?: string } = {}): Promise<BuildResult> {
-  const board = o.board ?? 'pico-w';
-  const outfile = o.outfile ?? 'dist/agent.js';
-  mkdirSync(dirname(outfile), { recursive: true });
-  const r = await build({
-    entryPoints: [o.entry ?? 'src/main.ts'],
+export interface BuildResult {
+  outfile: string;
+  /** The whole artifact: cold section plus resident program. */
+  bytes: number;
+  /** What the engine parses at boot (everything after the cold section). */
+  residentBytes: number;
+  /** The leading comment holding the cold modules (never parsed). */
+  coldBytes: number;
+  build: string;
+  cold: ColdModule[];
+  /** The whole artifact's budget, and the resident program's (boards/*.json). */
+  budgetBytes: number | undefined;
+  residentBudgetBytes: number | undefined;
+  /** The resident program's inputs. */
+  inputs: { path: string; bytes: number }[];
+}
+
+/** Cold modules are the files of src/cold/, one module each (see src/cold.ts). */
+export const COLD_DIR = 'src/cold';
+/**
+ * Code that only cold modules may use: if the resident program imports any
+ * of it, the build fails (it would be parsed at boot and kept on the heap).
+ */
+export const COLD_ONLY = [
+  'src/cold/',
+  'src/console/commands.ts',
+  'src/console/cmd-',
+  'src/console/shared.ts',
+  'src/config/edit.ts',
+  'src/config/describe.ts',
+  'src/config/field-help.ts',
+  'src/service/reads.ts',
+  'src/agent/provision.ts',
+];
+const COLD_MARK = '/*PDA-COLD ';
+
+function common(board: string): BuildOptions {
+  return {
     bundle: true,
     format: 'iife',
     platform: 'neutral',
@@ -51,24 +87,95 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
     legalComments: 'none',
     external: KALUMA_MODULES,
     plugins: [onlyBoard(board)],
-    outfile,
     metafile: true,
+    write: false,
     logLevel: 'warning',
-  });
-  const meta = r.metafile;
-  writeFileSync(outfile.replace(/\.js$/, '.meta.json'), JSON.stringify(meta));
+  };
+}
+
+function inputsOf(meta: Metafile): { path: string; bytes: number }[] {
   const out = Object.values(meta.outputs)[0];
-  const inputs = out
-    ? Object.entries(out.inputs).map(([path, v]) => ({ path, bytes: v.bytesInOutput })).sort((a, b) => b.bytes - a.bytes)
-    : [];
+  return out ? Object.entries(out.inputs).map(([path, v]) => ({ path, bytes: v.bytesInOutput })).sort((a, b) => b.bytes - a.bytes) : [];
+}
+
+/** One cold module: the source of a function expression returning the module's exports. */
+async function buildColdModule(board: string, file: string): Promise<{ text: string; inputs: { path: string; bytes: number }[] }> {
+  // ESM output, wrapped by hand: a function whose body is the module and
+  // whose result is its default export (the bundler's own IIFE form would
+  // add an exports object and its helpers).
+  const r = await build({ ...common(board), format: 'esm', entryPoints: [file], outfile: 'cold.js' });
+  const raw = r.outputFiles?.[0]?.text ?? '';
+  const m = /^([\s\S]*)export\{([\w$]+) as default\};\n$/.exec(raw);
+  if (!m?.[1] || !m[2] || /^import\b|[;}]import\b/.test(m[1])) throw new Error(`${file}: a cold module must have one default export and import no runtime module`);
+  const text = `(function(){${m[1]}return ${m[2]}})`;
+  // The section is one block comment: a '*/' inside would end it early.
+  if (text.includes('*/')) throw new Error(`${file}: its code contains '*/', which would end the cold section early; reword it`);
+  if (/[^\x20-\x7e\n\t]/.test(text)) throw new Error(`${file}: cold code must be printable ASCII`);
+  return { text, inputs: inputsOf(r.metafile as Metafile) };
+}
+
+export async function buildBundle(o: { board?: string; outfile?: string; entry?: string } = {}): Promise<BuildResult> {
+  const board = o.board ?? 'pico-w';
+  const outfile = o.outfile ?? 'dist/agent.js';
+  mkdirSync(dirname(outfile), { recursive: true });
+
+  const names = readdirSync(COLD_DIR).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
+  const built = await Promise.all(names.map((n) => buildColdModule(board, `${COLD_DIR}/${n}.ts`)));
+  const buildId = createHash('sha256').update(built.map((b) => b.text).join('\n')).digest('hex').slice(0, 8);
+  // Offsets count from the artifact's first byte, so they depend on the
+  // header's own length: settle it by trying until it stays the same.
+  let head = '';
+  let cold: ColdModule[] = [];
+  for (let len = 0; head.length !== len || !cold.length; ) {
+    len = head.length;
+    let at = len;
+    cold = built.map((b, i) => {
+      const bytes = Buffer.from(b.text);
+      const mod = { name: names[i] as string, offset: at, bytes: bytes.length, crc: crc32(bytes), inputs: b.inputs };
+      at += bytes.length + 1;
+      return mod;
+    });
+    head = COLD_MARK + buildId + cold.map((c) => ` ${c.name}:${c.offset}:${c.bytes}:${c.crc.toString(16)}`).join('') + '\n';
+  }
+  if (head.length > COLD_HEAD_MAX) throw new Error(`cold section header is ${head.length} bytes, over the loader's ${COLD_HEAD_MAX}: fewer modules`);
+  const section = head + built.map((b) => b.text + '\n').join('') + '*/\n';
+
+  const r = await build({ ...common(board), entryPoints: [o.entry ?? 'src/main.ts'], define: { __BUILD__: JSON.stringify(buildId) }, outfile });
+  const resident = r.outputFiles?.[0]?.text ?? '';
+  const leaked = inputsOf(r.metafile as Metafile).filter((i) => COLD_ONLY.some((c) => i.path.startsWith(c)));
+  if (leaked.length) throw new Error(`cold code imported by the resident program: ${leaked.map((i) => i.path).join(', ')}; reach it through the cold loader (src/cold.ts) instead`);
+  writeFileSync(outfile, section + resident);
+  writeFileSync(outfile.replace(/\.js$/, '.meta.json'), JSON.stringify(r.metafile));
+  const manifest = {
+    buildId,
+    residentBytes: resident.length,
+    coldBytes: section.length,
+    modules: cold.map((c) => ({ name: c.name, bytes: c.bytes })),
+  };
+  writeFileSync(outfile.replace(/\.js$/, '.cold.json'), JSON.stringify(manifest, null, 2) + '\n');
   let budgetBytes: number | undefined;
+  let residentBudgetBytes: number | undefined;
   try {
-    const b = JSON.parse(readFileSync(`boards/${board}.json`, 'utf8')) as { bundleBudgetBytes?: number };
+    const b = JSON.parse(readFileSync(`boards/${board}.json`, 'utf8')) as { bundleBudgetBytes?: number; residentBudgetBytes?: number };
     budgetBytes = b.bundleBudgetBytes;
+    residentBudgetBytes = b.residentBudgetBytes;
   } catch {
     budgetBytes = undefined;
   }
-  return { outfile, bytes: readFileSync(outfile).length, budgetBytes, inputs };
+  return {
+    outfile, bytes: section.length + resident.length, residentBytes: resident.length, coldBytes: section.length,
+    build: buildId, cold, budgetBytes, residentBudgetBytes, inputs: inputsOf(r.metafile as Metafile),
+  };
+}
+
+/** CRC-32 (IEEE), as src/queue/crc32.ts computes it on the board. */
+function crc32(b: Uint8Array): number {
+  let c = -1;
+  for (const x of b) {
+    c ^= x;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
+  }
+  return (c ^ -1) >>> 0;
 }
 
 async function main(): Promise<void> {
@@ -76,10 +183,17 @@ async function main(): Promise<void> {
   const boardAt = args.indexOf('--board');
   const board = boardAt >= 0 ? args[boardAt + 1] : undefined;
   const r = await buildBundle({ board });
-  const budget = r.budgetBytes === undefined ? 'no budget known' : `budget ${r.budgetBytes} bytes for ${board ?? 'pico-w'}`;
-  console.log(`${r.outfile}: ${r.bytes} bytes (${budget})`);
+  const of = (n: number | undefined): string => (n === undefined ? 'no budget known' : `budget ${n}`);
+  console.log(
+    `${r.outfile}: ${r.bytes} bytes (${of(r.budgetBytes)}) for ${board ?? 'pico-w'}: resident ${r.residentBytes} (${of(r.residentBudgetBytes)}), ` +
+      `cold ${r.coldBytes} (${r.cold.map((c) => `${c.name} ${c.bytes}`).join(', ')}), build ${r.build}`,
+  );
   if (r.budgetBytes !== undefined && r.bytes > r.budgetBytes) {
-    console.error(`bundle is ${r.bytes} bytes, over the budget of ${r.budgetBytes}: cut code before flashing`);
+    console.error(`the artifact is ${r.bytes} bytes, over the budget of ${r.budgetBytes}: cut code before flashing`);
+    process.exitCode = 1;
+  }
+  if (r.residentBudgetBytes !== undefined && r.residentBytes > r.residentBudgetBytes) {
+    console.error(`the resident program is ${r.residentBytes} bytes, over the budget of ${r.residentBudgetBytes}: cut code or make it cold before flashing`);
     process.exitCode = 1;
   }
 }

@@ -19,7 +19,10 @@ export interface Board {
   led: { chip: string; gpio: number };
   heapBytes: number;
   watchdogMaxMs: number;
+  /** The whole artifact, cold code included. */
   bundleBudgetBytes: number;
+  /** The resident program, parsed at boot: its bytecode lives on the heap. */
+  residentBudgetBytes: number;
   flash: {
     totalBytes: number;
     firmwareBytes: number;

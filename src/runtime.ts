@@ -14,8 +14,6 @@ import type { Delivery } from './agent/uplink';
 import { createWatchdogFeeder, watchdogTimeoutMs } from './agent/watchdog';
 import type { WatchdogFeeder } from './agent/watchdog';
 import { getBoard } from './board';
-import { createConfigEditor } from './config/edit';
-import type { ConfigEditor } from './config/edit';
 import { createLkgWatch } from './config/lkg';
 import type { LkgWatch } from './config/lkg';
 import { createConfigStore } from './config/store';
@@ -54,7 +52,18 @@ export interface Runtime {
   /** Why the agent is not running ('' when it is). */
   why(): string;
   config(): AgentConfig;
-  editor(): ConfigEditor;
+  /**
+   * The configuration with the console's unsaved changes (the running one
+   * when there are none). Only data is kept here: the editor that makes the
+   * changes is cold code, loaded per command.
+   */
+  pending(): AgentConfig;
+  /** Keeps the console's changes; undefined drops them. */
+  setPending(c: AgentConfig | undefined): void;
+  /** True while unsaved changes exist. */
+  dirty(): boolean;
+  /** The console's last error line, for status(). */
+  consoleError: string;
   agent(): Agent | undefined;
   /** Saves `next` and restarts the agent on it. An error line, or undefined. */
   apply(next: AgentConfig): string | undefined;
@@ -108,7 +117,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     log.error('led: ' + String(e));
   }
 
-  let editor = createConfigEditor({ current: config });
+  let pending: AgentConfig | undefined;
   let maintenance = false;
   let agent: Agent | undefined;
   let feeder: WatchdogFeeder | undefined;
@@ -184,7 +193,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     const e = store.save(good);
     if (e) log.error('config: ' + e);
     config = good;
-    editor = createConfigEditor({ current: config });
+    pending = undefined;
     lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
     startAgent();
     return true;
@@ -233,14 +242,19 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     mode: () => mode,
     why: () => why,
     config: () => config,
-    editor: () => editor,
+    pending: () => pending || config,
+    setPending: (c) => {
+      pending = c;
+    },
+    dirty: () => pending !== undefined,
+    consoleError: '',
     agent: () => agent,
     apply(next) {
       const e = store.save(next);
       if (e) return e;
       config = next;
       if (outbox.setMaxBytes) outbox.setMaxBytes(config.agent.outboxBytes);
-      editor = createConfigEditor({ current: config });
+      pending = undefined;
       lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
       lkg.configChanged(p.clock.uptimeMs());
       // Safe mode and a maintenance boot keep the agent (and its watchdog) off
@@ -249,10 +263,10 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       return undefined;
     },
     discard() {
-      editor = createConfigEditor({ current: config });
+      pending = undefined;
     },
     async connect() {
-      const c = editor.pending();
+      const c = rt.pending();
       const http = createHttpClient({ sockets: p.sockets, timers: p.timers, timeoutMs: c.agent.requestTimeoutMs, maxResponseBytes: c.agent.maxResponseBytes });
       const made = createServiceClient({ http, baseUrl: c.service.url, log });
       if (!made.ok) return made;

@@ -93,6 +93,9 @@ export async function runBoard(engine: string, o: BoardOptions): Promise<BoardRu
   rmSync(flash, { force: true });
   let bundleBytes = 0;
   let tail = '';
+  // The bundle's cold section (src/cold.ts) stays at the program's first
+  // byte, where the loader reads it; the stand-in goes after it.
+  let head = '';
   if (!o.bare) {
     if (o.bundle === undefined) {
       agentBundle = agentBundle || buildBundle({ outfile: 'dist/engine/agent.js' });
@@ -104,7 +107,9 @@ export async function runBoard(engine: string, o: BoardOptions): Promise<BoardRu
       bundleBytes = tail.length;
     }
     standIn = standIn || buildProgram('scripts/engine/board.entry.ts', 'dist/engine/board-pre.js').then((r) => readFileSync(r.outfile, 'utf8'));
-    tail = (await standIn) + '\n' + tail;
+    const cut = tail.startsWith('/*PDA-COLD ') ? tail.indexOf('*/\n') + 3 : 0;
+    head = tail.slice(0, cut);
+    tail = (await standIn) + '\n' + tail.slice(cut);
   }
   const t0 = Date.now();
   const marks: Mark[] = [];
@@ -129,12 +134,13 @@ export async function runBoard(engine: string, o: BoardOptions): Promise<BoardRu
         drainBatch: o.drainBatch,
         ...state,
       };
-      program = 'var __BENCH = ' + JSON.stringify(bench) + ';\n' + tail;
+      program = head + 'var __BENCH = ' + JSON.stringify(bench) + ';\n' + tail;
     }
     const file = `dist/engine/${name}.js`;
     writeFileSync(file, program);
+    storeProgram(flash, program);
     const left = o.seconds * 1000 - (Date.now() - t0);
-    const run = await drive(engine, file, flash, { ...o, seconds: left / 1000, typed: boots === 1 ? o.typed : undefined }, marks);
+    const run = await drive(engine, flash, { ...o, seconds: left / 1000, typed: boots === 1 ? o.typed : undefined }, marks);
     runs.push(run);
     const got = parseMarks(run.stdout, boots - 1);
     got.forEach((m, i) => (m.realMs = run.startMs - t0 + (run.markTimes[i] ?? 0)));
@@ -163,14 +169,34 @@ interface Driven extends EngineRun {
   memTimes: number[];
 }
 
-/** One boot, with the REPL on stdin: typed lines, the stop rule, `.gc` + `.mem` at the end. */
-function drive(engine: string, file: string, flash: string, o: BoardOptions, before: Mark[]): Promise<Driven> {
+/** Flash image layout of the engine (as on a Pico W): 4 KB sectors, the program area from sector 4. */
+const FLASH_BYTES = 1064960;
+const PROGRAM_AT = 4 * 4096;
+
+/** Puts `program` into the flash image's program area (text + NUL), as `.flash -w` does. */
+export function storeProgram(flash: string, program: string): void {
+  let img: Buffer;
+  try {
+    img = readFileSync(flash);
+  } catch {
+    img = Buffer.alloc(FLASH_BYTES, 0xff);
+  }
+  const bytes = Buffer.from(program, 'utf8');
+  if (bytes.length + 1 > 128 * 4096) throw new Error(`program of ${bytes.length} B does not fit the program area`);
+  bytes.copy(img, PROGRAM_AT);
+  img[PROGRAM_AT + bytes.length] = 0;
+  writeFileSync(flash, img);
+}
+
+/** One boot from the stored program (the REPL's `.load`, as a board after power-up), with the REPL on stdin: typed lines, the stop rule, `.gc` + `.mem` at the end. */
+function drive(engine: string, flash: string, o: BoardOptions, before: Mark[]): Promise<Driven> {
   return new Promise((resolve) => {
     const t0 = Date.now();
     const env: Record<string, string | undefined> = { ...process.env, KALUMA_FLASH_FILE: flash };
     delete env['KALUMA_NO_REPL'];
     delete env['KALUMA_RAW_CONSOLE'];
-    const child = spawn(engine, [file], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(engine, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.write('.load\n');
     let stdout = '';
     let stderr = '';
     const markTimes: number[] = [];

@@ -2,14 +2,14 @@
 // API key from the account credentials, then create a device under it. The
 // account password is used for the one request and never stored or printed.
 import type { DataFormat } from '../model';
-import type { ServiceClient } from '../service/client';
+import type { ServiceOps } from '../service/reads';
 
 export type Provisioned =
   | { ok: true; apiKey: string; deviceId: number; devicePin: number; note: string }
   | { ok: false; error: string };
 
 export async function provisionDevice(o: {
-  client: ServiceClient;
+  client: ServiceOps;
   email: string;
   password: string;
   deviceName: string;

@@ -3,31 +3,12 @@
 // 80 columns so a serial terminal never wraps them.
 
 import type { Field } from './schema';
-import { DEVICE_FIELDS, FILTER_PARAMS, SCALAR_FIELDS, SCHEMA, SENSOR_FIELDS, fieldName, mask, propOf, ruleOf } from './schema';
-import type { AgentConfig, FilterSpec } from './types';
+import { DEVICE_FIELDS, SCALAR_FIELDS, SCHEMA, SENSOR_FIELDS, fieldName, propOf, ruleOf } from './schema';
+import { FIELD_HELP } from './field-help';
+import { formatValue } from './format';
+import type { AgentConfig } from './types';
 
 const WIDTH = 80;
-
-/** The console form of a value: 'median:5,ewma:0.3', '0:0,3.3:100', 'temp,hum'. */
-export function formatValue(f: Field, v: unknown): string {
-  if (f.secret) return mask(String(v));
-  const s = plain(f, v);
-  return s === '' ? "''" : s;
-}
-
-function plain(f: Field, v: unknown): string {
-  if (f.type === 'filters') {
-    return (v as FilterSpec[])
-      .map((s) => {
-        const o = s as unknown as Record<string, unknown>;
-        return [s.type as string].concat((FILTER_PARAMS[s.type] || []).map((p) => String(o[p]))).join(':');
-      })
-      .join(',');
-  }
-  if (f.type === 'points') return (v as number[][]).map((p) => p.join(':')).join(',');
-  if (f.type === 'names') return (v as string[]).join(',');
-  return String(v);
-}
 
 const fit = (s: string): string => (s.length > WIDTH ? s.slice(0, WIDTH - 1) + '\u2026' : s);
 
@@ -67,9 +48,10 @@ export function helpLines(): string[] {
   const lines: string[] = [];
   for (const f of SCHEMA) {
     const key = f.key.replace('*', '<name>');
-    const head = key + ' '.repeat(Math.max(1, 24 - key.length)) + f.help;
+    const help = FIELD_HELP[f.key] || '';
+    const head = key + ' '.repeat(Math.max(1, 24 - key.length)) + help;
     if (head.length <= WIDTH) lines.push(head);
-    else lines.push(key, '    ' + f.help);
+    else lines.push(key, '    ' + help);
     lines.push(fit('    ' + ruleOf(f) + defaultText(f)));
   }
   return lines;

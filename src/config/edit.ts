@@ -3,7 +3,6 @@
 // breaks any rule (its own or a cross-check) is refused and changes nothing.
 
 import { checkPin, DEFAULT_BOARD, getBoard } from '../board';
-import { describeConfig, helpLines } from './describe';
 import type { Saved } from './saved';
 import { toSaved } from './saved';
 import type { Field } from './schema';
@@ -19,8 +18,6 @@ export interface ConfigEditor {
   pending(): AgentConfig;
   /** True when the pending copy differs from the one the editor started with. */
   dirty(): boolean;
-  describe(config: AgentConfig): string[];
-  help(): string[];
 }
 
 type Obj = Record<string, unknown>;
@@ -49,9 +46,13 @@ function freePin(raw: Saved, kind: SensorKind, sensors: Obj[]): number | undefin
 
 const unknownKey = (key: string): string => key + ': unknown key (see help())';
 
-export function createConfigEditor(o: { current: AgentConfig }): ConfigEditor {
+/**
+ * `current` is the running configuration; `pending`, the changes kept from
+ * earlier commands (the editor is made anew for each console command).
+ */
+export function createConfigEditor(o: { current: AgentConfig; pending?: AgentConfig }): ConfigEditor {
   const started = JSON.stringify(toSaved(o.current));
-  let pending = o.current;
+  let pending = o.pending || o.current;
 
   const apply = (change: (raw: Saved) => string | undefined): string | undefined => {
     const raw = toSaved(pending);
@@ -140,7 +141,5 @@ export function createConfigEditor(o: { current: AgentConfig }): ConfigEditor {
     unset: (key) => edit(key, undefined, true),
     pending: () => pending,
     dirty: () => JSON.stringify(toSaved(pending)) !== started,
-    describe: describeConfig,
-    help: helpLines,
   };
 }

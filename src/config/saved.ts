@@ -3,7 +3,7 @@
 // and readable, and a default improved by a firmware update reaches every
 // board that never changed that setting.
 
-import { formatValue } from './describe';
+import { formatValue } from './format';
 import { DEVICE_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, defaultOf, fieldName, propOf } from './schema';
 import type { AgentConfig } from './types';
 

@@ -1,5 +1,6 @@
-// The one table behind configuration: defaults, validation rules, help text
-// and secret masking all read it, so a new setting is one new row here.
+// The one table behind configuration: defaults, validation rules and secret
+// masking all read it, so a new setting is one new row here (and its help
+// text in field-help.ts, cold code that only help('keys') loads).
 // Keys are what a person types at the console; '*' stands for the name of a
 // sensor or device entry.
 
@@ -11,8 +12,6 @@ export type FieldType = 'string' | 'int' | 'number' | 'bool' | 'enum' | 'url' | 
 export interface Field {
   key: string;
   type: FieldType;
-  /** At most 60 characters, so `help` output fits 80 columns. */
-  help: string;
   /** Default value; undefined with `required` means the entry must give it. */
   def?: unknown;
   /** Defaults that depend on the sensor kind (win over `def`). */
@@ -57,8 +56,8 @@ export const FILTER_PARAMS: Record<string, string[]> = {
 const MAX_ID = 2147483647;
 
 export const SCHEMA: readonly Field[] = [
-  { key: 'board', type: 'enum', values: BOARD_NAMES, def: DEFAULT_BOARD, help: 'Board model; decides which pins are usable' },
-  { key: 'wifi.ssid', type: 'string', max: 32, bytes: true, def: '', help: 'Wi-Fi network name; importWifi() takes WIFI_SSID' },
+  { key: 'board', type: 'enum', values: BOARD_NAMES, def: DEFAULT_BOARD },
+  { key: 'wifi.ssid', type: 'string', max: 32, bytes: true, def: '' },
   {
     key: 'wifi.password',
     type: 'string',
@@ -67,9 +66,8 @@ export const SCHEMA: readonly Field[] = [
     def: '',
     secret: true,
     rule: '8-63 characters, or empty for an open network',
-    help: 'Wi-Fi passphrase; empty for an open network',
   },
-  { key: 'service.url', type: 'url', def: '', rule: 'http://host[:port][/path], or empty when unset', help: 'Service base URL, e.g. http://192.168.1.10:8080' },
+  { key: 'service.url', type: 'url', def: '', rule: 'http://host[:port][/path], or empty when unset' },
   {
     key: 'service.apiKey',
     type: 'string',
@@ -77,14 +75,13 @@ export const SCHEMA: readonly Field[] = [
     def: '',
     secret: true,
     rule: '8-128 characters of A-Z a-z 0-9 _ -, or empty when unset',
-    help: 'API key of the account that owns the devices',
   },
-  { key: 'agent.outboxBytes', type: 'int', min: 8192, max: 1048576, def: 196608, help: 'Outbox size on flash; oldest readings go first' },
-  { key: 'agent.backoffBaseMs', type: 'int', min: 100, max: 60000, def: 2000, help: 'First retry delay after a failed upload' },
-  { key: 'agent.backoffCapMs', type: 'int', min: 1000, max: 3600000, def: 300000, help: 'Longest retry delay' },
-  { key: 'agent.watchdog', type: 'bool', def: true, help: 'Hardware watchdog (turn off only on the bench)' },
-  { key: 'agent.requestTimeoutMs', type: 'int', min: 1000, max: 60000, def: 15000, help: 'Deadline of one request, connect included' },
-  { key: 'agent.maxResponseBytes', type: 'int', min: 1024, max: 32768, def: 8192, help: 'Largest response accepted from the service' },
+  { key: 'agent.outboxBytes', type: 'int', min: 8192, max: 1048576, def: 196608 },
+  { key: 'agent.backoffBaseMs', type: 'int', min: 100, max: 60000, def: 2000 },
+  { key: 'agent.backoffCapMs', type: 'int', min: 1000, max: 3600000, def: 300000 },
+  { key: 'agent.watchdog', type: 'bool', def: true },
+  { key: 'agent.requestTimeoutMs', type: 'int', min: 1000, max: 60000, def: 15000 },
+  { key: 'agent.maxResponseBytes', type: 'int', min: 1024, max: 32768, def: 8192 },
   {
     key: 'agent.lkgRevertMs',
     type: 'int',
@@ -92,39 +89,37 @@ export const SCHEMA: readonly Field[] = [
     max: 86400000,
     zeroOff: true,
     def: 1800000,
-    help: 'Revert a changed config that delivers nothing (0 off)',
   },
-  { key: 'agent.heapFloorBytes', type: 'int', min: 4096, max: 131072, zeroOff: true, def: 16384, help: 'No request starts below this free heap (0 off)' },
-  { key: 'agent.safeModeBoots', type: 'int', min: 2, max: 50, def: 5, help: 'Rapid reboots in a row before safe mode' },
-  { key: 'agent.radioOffBetweenUploads', type: 'bool', def: false, help: 'Radio off between uploads (sampling every 5 min or more)' },
+  { key: 'agent.heapFloorBytes', type: 'int', min: 4096, max: 131072, zeroOff: true, def: 16384 },
+  { key: 'agent.safeModeBoots', type: 'int', min: 2, max: 50, def: 5 },
+  { key: 'agent.radioOffBetweenUploads', type: 'bool', def: false },
 
-  { key: 'sensor.*.kind', type: 'enum', values: SENSOR_KINDS, required: true, help: 'digital, analog, temperature or counter' },
-  { key: 'sensor.*.pin', type: 'int', min: 0, max: 30, kindDef: { temperature: 30 }, required: true, help: 'GPIO number (temperature: always 30)' },
-  { key: 'sensor.*.intervalMs', type: 'int', min: 1000, max: 86400000, def: 60000, help: 'Sampling period' },
-  { key: 'sensor.*.unit', type: 'string', max: 8, def: '', kindDef: { temperature: 'C', analog: 'V' }, help: 'Unit label sent with readings' },
+  { key: 'sensor.*.kind', type: 'enum', values: SENSOR_KINDS, required: true },
+  { key: 'sensor.*.pin', type: 'int', min: 0, max: 30, kindDef: { temperature: 30 }, required: true },
+  { key: 'sensor.*.intervalMs', type: 'int', min: 1000, max: 86400000, def: 60000 },
+  { key: 'sensor.*.unit', type: 'string', max: 8, def: '', kindDef: { temperature: 'C', analog: 'V' } },
   {
     key: 'sensor.*.filters',
     type: 'filters',
     def: [],
     rule: 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:ms',
-    help: 'Filter chain, e.g. median:5,ewma:0.3,throttle:10000',
   },
-  { key: 'sensor.*.pull', type: 'enum', values: ['up', 'down', 'none'], kindDef: { digital: 'none', counter: 'up' }, kinds: ['digital', 'counter'], help: 'Input pull resistor' },
-  { key: 'sensor.*.invert', type: 'bool', def: false, kinds: ['digital'], help: 'Report 1 for a low level' },
-  { key: 'sensor.*.vrefV', type: 'number', min: 1, max: 5.5, def: 3.3, kinds: ['analog'], help: 'ADC reference voltage' },
-  { key: 'sensor.*.scale', type: 'number', def: 1, kinds: ['analog'], help: 'value = volts * scale + offset' },
-  { key: 'sensor.*.offset', type: 'number', def: 0, kinds: ['analog'], help: 'Added after scale' },
-  { key: 'sensor.*.points', type: 'points', rule: 'volts:value,volts:value with different volts', kinds: ['analog'], help: 'Two-point calibration volts:value,volts:value' },
-  { key: 'sensor.*.oversample', type: 'int', min: 1, max: 64, kindDef: { analog: 1, temperature: 8 }, kinds: ['analog', 'temperature'], help: 'ADC reads averaged per sample' },
-  { key: 'sensor.*.offsetC', type: 'number', min: -20, max: 20, def: 0, kinds: ['temperature'], help: 'Added to the measured degrees C' },
-  { key: 'sensor.*.pollMs', type: 'int', min: 5, max: 1000, def: 10, kinds: ['counter'], help: 'How often the pin is polled for edges' },
+  { key: 'sensor.*.pull', type: 'enum', values: ['up', 'down', 'none'], kindDef: { digital: 'none', counter: 'up' }, kinds: ['digital', 'counter'] },
+  { key: 'sensor.*.invert', type: 'bool', def: false, kinds: ['digital'] },
+  { key: 'sensor.*.vrefV', type: 'number', min: 1, max: 5.5, def: 3.3, kinds: ['analog'] },
+  { key: 'sensor.*.scale', type: 'number', def: 1, kinds: ['analog'] },
+  { key: 'sensor.*.offset', type: 'number', def: 0, kinds: ['analog'] },
+  { key: 'sensor.*.points', type: 'points', rule: 'volts:value,volts:value with different volts', kinds: ['analog'] },
+  { key: 'sensor.*.oversample', type: 'int', min: 1, max: 64, kindDef: { analog: 1, temperature: 8 }, kinds: ['analog', 'temperature'] },
+  { key: 'sensor.*.offsetC', type: 'number', min: -20, max: 20, def: 0, kinds: ['temperature'] },
+  { key: 'sensor.*.pollMs', type: 'int', min: 5, max: 1000, def: 10, kinds: ['counter'] },
 
-  { key: 'device.*.id', prop: 'deviceId', type: 'int', min: 1, max: MAX_ID, required: true, help: 'DeviceID at the service' },
-  { key: 'device.*.pin', prop: 'devicePin', type: 'int', min: 0, max: MAX_ID, required: true, help: 'DevicePIN at the service' },
-  { key: 'device.*.format', type: 'enum', values: ['Value', 'JSON', 'XML'], required: true, help: 'Data format the device was created with' },
-  { key: 'device.*.sensors', type: 'names', rule: 'comma-separated sensor names', required: true, help: 'Sensor names it carries, comma-separated' },
-  { key: 'device.*.decimals', type: 'int', min: 0, max: 6, def: 2, help: 'Decimals of numbers in writes' },
-  { key: 'device.*.batch', type: 'int', min: 1, max: 20, def: 1, help: 'JSON devices: samples per write' },
+  { key: 'device.*.id', prop: 'deviceId', type: 'int', min: 1, max: MAX_ID, required: true },
+  { key: 'device.*.pin', prop: 'devicePin', type: 'int', min: 0, max: MAX_ID, required: true },
+  { key: 'device.*.format', type: 'enum', values: ['Value', 'JSON', 'XML'], required: true },
+  { key: 'device.*.sensors', type: 'names', rule: 'comma-separated sensor names', required: true },
+  { key: 'device.*.decimals', type: 'int', min: 0, max: 6, def: 2 },
+  { key: 'device.*.batch', type: 'int', min: 1, max: 20, def: 1 },
 ];
 
 /** The part after the last dot: the field name inside its section or entry. */

@@ -181,6 +181,16 @@ export interface ConsoleHost {
   expose(name: string, fn: (...args: unknown[]) => unknown): void;
 }
 
+/**
+ * The stored program read back as bytes: on the board, the program area of
+ * flash that the runtime parses the program from. The program carries its
+ * cold code there in a leading comment (see src/cold.ts).
+ */
+export interface ProgramStore {
+  /** Bytes [offset, offset + length), or undefined when there is no stored program to read. */
+  read(offset: number, length: number): Uint8Array | undefined;
+}
+
 /** Everything the agent needs from a platform, passed in at start. */
 export interface Platform {
   clock: Clock;
@@ -194,4 +204,5 @@ export interface Platform {
   system: System;
   log: Log;
   console: ConsoleHost;
+  program: ProgramStore;
 }

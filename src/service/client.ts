@@ -1,5 +1,7 @@
-// The Device Data Service client: one method per operation of the spec, each
-// resolving (never rejecting) to an Outcome.
+// The Device Data Service client: the write operations the agent delivers
+// with, each resolving (never rejecting) to an Outcome. The other operations
+// (read-back, API key, device creation) are in reads.ts, cold code used only
+// by console commands; they run through the same call().
 //
 // Classification:
 //   2xx                          ok, unless the body signals an error (see
@@ -16,13 +18,11 @@
 // never appear in reasons, notes or log lines: they are masked wherever they
 // would (raw or percent-encoded), and so is a key found in a reply.
 
-import { DATA_FORMATS } from '../model';
-import type { DataFormat } from '../model';
 import type { HttpClient, HttpResult } from '../net/types';
 import type { Log } from '../ports/ports';
 import { parseRetryAfter } from './http-date';
 import type { Found } from './parse';
-import { describeBody, errorSignal, parseApiKey, parseDeviceCreated, parseJsonRead, parseValueRead, parseWriteReply, parseXmlRead, xmlProblem } from './parse';
+import { describeBody, errorSignal, parseWriteReply, xmlProblem } from './parse';
 import { apiPath, encodeSegment, parseBaseUrl } from './url';
 
 export interface DeviceRef {
@@ -40,11 +40,8 @@ export interface ServiceClient {
   writeValue(dev: DeviceRef, text: string): Promise<Outcome<undefined>>;
   writeJson(dev: DeviceRef, json: string): Promise<Outcome<undefined>>;
   writeXml(dev: DeviceRef, xml: string): Promise<Outcome<undefined>>;
-  readValue(dev: DeviceRef): Promise<Outcome<string>>;
-  readJson(dev: DeviceRef): Promise<Outcome<unknown>>;
-  readXml(dev: DeviceRef): Promise<Outcome<string>>;
-  generateApiKey(email: string, password: string): Promise<Outcome<{ apiKey: string }>>;
-  createDevice(apiKey: string, name: string, cryptoName: string, format: DataFormat): Promise<Outcome<{ deviceId?: number; devicePin?: number }>>;
+  /** Any operation: what the write methods use, and what reads.ts builds on. */
+  call<T>(c: Call<T>): Promise<Outcome<T>>;
 }
 
 /**
@@ -55,7 +52,7 @@ export function maskSecret(s: string): string {
   return (s.length >= 8 ? s.slice(0, 4) : '') + '…(' + s.length + ')';
 }
 
-interface Call<T> {
+export interface Call<T> {
   op: string;
   /** [field name, value] per path segment, in order. */
   segments: [string, string][];
@@ -71,7 +68,7 @@ interface Call<T> {
   read(body: string, shown: string, secrets: string[]): Found<T> & { odd?: boolean };
 }
 
-function devSegments(dev: DeviceRef): [string, string][] {
+export function devSegments(dev: DeviceRef): [string, string][] {
   return [
     ['apiKey', dev.apiKey],
     ['deviceId', String(dev.deviceId)],
@@ -79,7 +76,7 @@ function devSegments(dev: DeviceRef): [string, string][] {
   ];
 }
 
-function devProblem(dev: DeviceRef): string | undefined {
+export function devProblem(dev: DeviceRef): string | undefined {
   for (const f of ['deviceId', 'devicePin'] as const) {
     const v = dev[f];
     if (typeof v !== 'number' || !(v >= 0 && v <= 9007199254740991 && v % 1 === 0)) {
@@ -90,7 +87,7 @@ function devProblem(dev: DeviceRef): string | undefined {
 }
 
 /** A reply to a write or account call that signals an error becomes a reject. */
-function guarded<T>(f: (body: string, shown: string, secrets: string[]) => Found<T> & { odd?: boolean }) {
+export function guarded<T>(f: (body: string, shown: string, secrets: string[]) => Found<T> & { odd?: boolean }) {
   return (body: string, shown: string, secrets: string[]): Found<T> & { odd?: boolean } => {
     const error = errorSignal(body);
     return error ? { ok: false, error, note: describeBody(body, shown) } : f(body, shown, secrets);
@@ -173,10 +170,6 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
     return run({ op, segments: devSegments(dev), secrets: [dev.apiKey], body, contentType, problem: devProblem(dev) || problem, read: guarded(parseWriteReply) });
   }
 
-  function read<T>(op: string, dev: DeviceRef, parse: (body: string, shown: string) => Found<T>): Promise<Outcome<T>> {
-    return run({ op, segments: devSegments(dev), secrets: [dev.apiKey], problem: devProblem(dev), read: parse });
-  }
-
   const client: ServiceClient = {
     writeValue(dev, text) {
       return run({
@@ -208,54 +201,7 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
       }
       return write('updatedevicexml', dev, xml, 'application/xml', problem);
     },
-    readValue(dev) {
-      return read('showdevicevalue', dev, parseValueRead);
-    },
-    readJson(dev) {
-      return read('showdevicejson', dev, parseJsonRead);
-    },
-    readXml(dev) {
-      return read('showdevicexml', dev, parseXmlRead);
-    },
-    generateApiKey(email, password) {
-      return run({
-        op: 'generateapikey',
-        segments: [
-          ['email', email],
-          ['password', password],
-        ],
-        secrets: [password],
-        whole: [password],
-        read: guarded((body, _shown, secrets) => {
-          const k = parseApiKey(body);
-          if (k.apiKey === undefined) return { ok: false, error: 'no API key in the reply', note: k.note };
-          secrets.push(k.apiKey);
-          return { ok: true, value: { apiKey: k.apiKey }, note: k.note };
-        }),
-      });
-    },
-    createDevice(apiKey, name, cryptoName, format) {
-      return run({
-        op: 'createuserdevice',
-        segments: [
-          ['apiKey', apiKey],
-          ['name', name],
-          ['cryptoName', cryptoName],
-          ['format', format],
-        ],
-        secrets: [apiKey],
-        problem: DATA_FORMATS.indexOf(format) < 0 ? 'format must be one of ' + DATA_FORMATS.join(', ') : undefined,
-        read: guarded((body) => {
-          const d = parseDeviceCreated(body);
-          return {
-            ok: true,
-            value: { deviceId: d.deviceId, devicePin: d.devicePin },
-            note: d.note,
-            odd: d.deviceId === undefined || d.devicePin === undefined,
-          };
-        }),
-      });
-    },
+    call: run,
   };
   return { ok: true, client };
 }

@@ -5,15 +5,18 @@ import { describe, expect, it } from 'vitest';
 import { buildBundle } from '../../scripts/build';
 import { API_KEY, HOST_HEADER, measureWire } from '../../scripts/bench/wire';
 
-const board = JSON.parse(readFileSync('boards/pico-w.json', 'utf8')) as { bundleBudgetBytes: number };
+const board = JSON.parse(readFileSync('boards/pico-w.json', 'utf8')) as { bundleBudgetBytes: number; residentBudgetBytes: number };
 
 describe('budgets', () => {
-  it('keeps the device bundle within the pico-w budget', async () => {
-    const budget = board.bundleBudgetBytes;
+  it('keeps the resident program and the whole artifact within the pico-w budgets', async () => {
+    const budget = board.residentBudgetBytes;
     const r = await buildBundle({ outfile: 'dist/budget-agent.js' });
-    console.log(`bundle ${r.bytes} B, pico-w budget ${budget} B (${((r.bytes / budget) * 100).toFixed(1)} %)`);
-    expect(r.budgetBytes).toBe(budget);
-    expect(r.bytes, `bundle ${r.bytes} B is over the pico-w budget of ${budget} B`).toBeLessThanOrEqual(budget);
+    console.log(`resident ${r.residentBytes} B, pico-w budget ${budget} B (${((r.residentBytes / budget) * 100).toFixed(1)} %); cold ${r.coldBytes} B; whole ${r.bytes} B of ${board.bundleBudgetBytes} B`);
+    expect([r.residentBudgetBytes, r.budgetBytes]).toEqual([budget, board.bundleBudgetBytes]);
+    expect(r.residentBytes, `resident program ${r.residentBytes} B is over the pico-w budget of ${budget} B`).toBeLessThanOrEqual(budget);
+    expect(r.bytes, `artifact ${r.bytes} B is over the pico-w budget of ${board.bundleBudgetBytes} B`).toBeLessThanOrEqual(board.bundleBudgetBytes);
+    // The cold section really is in front: the resident part parses on its own.
+    expect(r.residentBytes + r.coldBytes).toBe(r.bytes);
   });
 
   it('sends a Value write within 15 % of the smallest request the spec allows', async () => {

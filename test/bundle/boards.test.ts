@@ -25,7 +25,8 @@ describe('one board per bundle', () => {
   });
 
   it('defaults to the board it was built for', () => {
-    const k = createKalumaSim();
+    // config() is cold code, read from the Pico 2 W's program area (sector 16).
+    const k = createKalumaSim({ program: new TextEncoder().encode(built['pico2-w']!.code), programSector: 16 });
     k.run(built['pico2-w']!.code);
     k.run('config()');
     expect(k.out).toContain('board = pico2-w');

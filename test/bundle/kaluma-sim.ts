@@ -45,7 +45,14 @@ export interface KalumaSim {
 
 const REPLY = 'HTTP/1.1 200 OK\r\nContent-Length: 13\r\nDate: Sun, 22 Nov 2026 08:05:00 GMT\r\n\r\nValue updated';
 
-export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: string; peer?: Peer } = {}): KalumaSim {
+
+/**
+ * `program`: the bytes in the board's program area (what `.flash -w` stored);
+ * none: a program run from a file, with erased flash behind it.
+ * `programSector`: where the program area starts, in the flash module's
+ * 4 KB sectors (Pico W 4, Pico 2 W 16).
+ */
+export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: string; peer?: Peer; program?: Uint8Array; programSector?: number } = {}): KalumaSim {
   const kt = createKalumaTimers();
   const files = o.files ?? new Map<string, Uint8Array>();
   const storageReads: string[] = [];
@@ -124,6 +131,23 @@ export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: str
     rtc: { setTime: () => undefined, getTime: () => kt.now() },
     pico_cyw43: { PicoCYW43: class { putGpio(_p: number, v: unknown): void { if (typeof v !== 'boolean') throw new TypeError('boolean expected'); } getGpio(): boolean { return false; } } },
     rp2: { randomBigInt: () => BigInt('123456789012345678901234567890') },
+    // Kaluma's flash module over the program area; other sectors read erased.
+    flash: {
+      Flash: class {
+        constructor(
+          private base: number,
+          private count: number,
+        ) {}
+        read(block: number, buffer: Uint8Array, offset = 0): void {
+          if (Object.prototype.toString.call(buffer) !== '[object Uint8Array]') throw new TypeError('buffer must be Uint8Array');
+          const from = (this.base + block - (o.programSector ?? 4)) * 4096 + offset;
+          for (let i = 0; i < buffer.length; i++) {
+            const at = from + i;
+            buffer[i] = this.count > 0 && o.program && at >= 0 && at < o.program.length ? o.program[at]! : 0xff;
+          }
+        }
+      },
+    },
   };
 
   const g: Record<string, unknown> = {

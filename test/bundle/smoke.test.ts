@@ -17,6 +17,9 @@ beforeAll(async () => {
   bundle = readFileSync(other || (await buildBundle({ outfile: 'dist/smoke-agent.js' })).outfile, 'utf8');
 });
 
+/** The bundle as `.flash -w` stores it in the program area, where its cold code is read from. */
+const stored = (): Uint8Array => new TextEncoder().encode(bundle);
+
 function configured(): Map<string, Uint8Array> {
   const cfg = testConfig('http://192.168.1.10:8080');
   cfg.agent.watchdog = true;
@@ -27,7 +30,7 @@ const KEY = testConfig().service.apiKey;
 
 describe('the device bundle on a Kaluma stand-in', () => {
   it('boots without a config into console-only mode and says what to set', async () => {
-    const k = createKalumaSim();
+    const k = createKalumaSim({ program: stored() });
     expect(() => k.run(bundle)).not.toThrow();
     expect(k.out).toContain('agent: console only: not configured: set wifi.ssid, service.url, service.apiKey, device.<name>');
     for (const c of ['help', 'status', 'config', 'set', 'unset', 'save', 'provision', 'sensors', 'test', 'resume', 'reboot', 'maintenance']) {
@@ -44,7 +47,7 @@ describe('the device bundle on a Kaluma stand-in', () => {
   });
 
   it('with a config: joins Wi-Fi and delivers value, JSON and XML writes', async () => {
-    const k = createKalumaSim({ files: configured() });
+    const k = createKalumaSim({ files: configured(), program: stored() });
     k.run(bundle);
     await k.advance(120000);
     const paths = k.requests.map((r) => `${r.method} ${r.path.replace(KEY, 'KEY').replace(/(updatedevicevalue\/KEY\/\d+\/\d+)\/[-\d.]+$/, '$1/N')}`);
@@ -62,7 +65,7 @@ describe('the device bundle on a Kaluma stand-in', () => {
   });
 
   it('queues readings on flash while the access point is away and delivers them in order after', async () => {
-    const k = createKalumaSim({ files: configured() });
+    const k = createKalumaSim({ files: configured(), program: stored() });
     k.wifi.ap = false;
     k.run(bundle);
     await k.advance(300000);
@@ -80,7 +83,7 @@ describe('the device bundle on a Kaluma stand-in', () => {
   });
 
   it('rides out a flash that refuses writes: no file handle leaks in Kaluma, every reading delivered in order after', async () => {
-    const k = createKalumaSim({ files: configured() });
+    const k = createKalumaSim({ files: configured(), program: stored() });
     k.run(bundle);
     await k.advance(15000);
     k.fs.refuse('write', 20);
@@ -101,7 +104,7 @@ describe('the device bundle on a Kaluma stand-in', () => {
   });
 
   it('takes console commands typed as text', async () => {
-    const k = createKalumaSim({ files: configured() });
+    const k = createKalumaSim({ files: configured(), program: stored() });
     k.run(bundle);
     k.run("set('agent.requestTimeoutMs', 'soon')");
     expect(k.errors).toEqual(['agent.requestTimeoutMs: must be a whole number from 1000 to 60000']);
@@ -161,7 +164,7 @@ function unreliable(): Peer & { answered: number; later: (ms: number, cb: () => 
 describe('the device bundle against a service that fails in every way the runtime mishandles', () => {
   it('times out, abandons refused and reset connections, refuses non-UTF-8 replies, and harms neither the timers nor the TCP stack', async () => {
     const peer = unreliable();
-    const k = createKalumaSim({ files: configured(), peer });
+    const k = createKalumaSim({ files: configured(), peer, program: stored() });
     peer.later = (ms, cb) => k.timers.after(ms, cb);
     k.run(bundle);
     await k.advance(4 * 60 * 1000);
@@ -183,7 +186,7 @@ describe('the device bundle against a service that fails in every way the runtim
   });
 
   it('restarts the board in order once 12 refused connections hold their slots, with every reading still on flash', async () => {
-    const k = createKalumaSim({ files: configured(), peer: { connect: (c) => c.refuse() } });
+    const k = createKalumaSim({ files: configured(), peer: { connect: (c) => c.refuse() }, program: stored() });
     k.run(bundle);
     await k.advance(4 * 3600 * 1000);
     expect(k.resets).toBe(1);
@@ -191,5 +194,43 @@ describe('the device bundle against a service that fails in every way the runtim
     expect(k.harm()).toEqual([]);
     expect(k.net.slotsInUse()).toBe(12);
     expect([...k.files.keys()].some((p) => p.startsWith('/q/seg-'))).toBe(true);
+  });
+});
+
+describe('the device bundle with its cold code missing, corrupt or from another build', () => {
+  /** The stored bundle with one byte of a module's source flipped. */
+  const corrupt = (name: string): Uint8Array => {
+    const b = stored();
+    const head = bundle.slice(0, bundle.indexOf('\n'));
+    const at = Number(new RegExp(` ${name}:(\\d+):`).exec(head)![1]);
+    b[at + 50] = b[at + 50]! ^ 0x01;
+    return b;
+  };
+  /** The stored program of another build: a different id in the header. */
+  const otherBuild = (): Uint8Array => new TextEncoder().encode(bundle.replace(/^\/\*PDA-COLD [0-9a-f]{8}/, '/*PDA-COLD 0badc0de'));
+
+  it.each<[string, () => Uint8Array | undefined, RegExp]>([
+    ['run from a file, nothing stored', () => undefined, /^status\(\): cold code console: no program on flash to read it from \(program run from a file\?\); flash the board again with \.\/flash\.sh$/],
+    ['a module corrupt on flash', () => corrupt('console'), /^status\(\): cold code console: corrupt on flash \(CRC\); flash the board again with \.\/flash\.sh$/],
+    ['another build on flash', otherBuild, /^status\(\): cold code console: the program on flash is build 0badc0de, this one is [0-9a-f]{8}; flash the board again with \.\/flash\.sh$/],
+  ])('%s: a command says so in one line, and the agent samples and delivers as before', async (_, program, said) => {
+    const k = createKalumaSim({ files: configured(), program: program() });
+    k.run(bundle);
+    expect(() => k.run('status()')).not.toThrow();
+    expect(k.errors).toHaveLength(1);
+    expect(k.errors[0]).toMatch(said);
+    await k.advance(30000);
+    expect(k.requests.length).toBeGreaterThanOrEqual(3);
+    expect(k.callbackErrors).toEqual([]);
+    expect(k.harm()).toEqual([]);
+  });
+
+  it('a corrupt module stops only the commands in it: help() comes from another module', () => {
+    const k = createKalumaSim({ program: corrupt('console') });
+    k.run(bundle);
+    k.run('help()');
+    expect(k.out.some((l) => l.startsWith('status()'))).toBe(true);
+    k.run("set('wifi.ssid', 'x')");
+    expect(k.errors).toEqual([expect.stringMatching(/^set\(\): cold code console: corrupt on flash/)]);
   });
 });

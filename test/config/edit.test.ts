@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { describeConfig } from '../../src/config/describe';
 import { createConfigEditor } from '../../src/config/edit';
 import type { AgentConfig } from '../../src/config/types';
 import { defaultConfig, validateConfig } from '../../src/config/validate';
@@ -195,7 +196,7 @@ describe('describe', () => {
     const e = editor();
     e.set('sensor.light.filters', 'median:5,clamp:-40:85');
     e.set('sensor.light.points', '0:0,3.3:100');
-    const lines = e.describe(e.pending());
+    const lines = describeConfig(e.pending());
     expect(lines.slice(0, 5)).toEqual([
       'board = pico-w',
       'wifi.ssid = home',
@@ -215,17 +216,17 @@ describe('describe', () => {
     const e = editor();
     e.set('service.apiKey', 'SECRETKEY' + 'x'.repeat(100));
     e.set('service.url', 'http://192.168.1.10:8080/' + 'p'.repeat(80));
-    const text = e.describe(e.pending()).join('\n');
+    const text = describeConfig(e.pending()).join('\n');
     expect(text).not.toContain('wifi-secret-pass');
     expect(text).not.toContain('SECRETKEYx');
     expect(text).toContain('service.apiKey = SECR\u2026(109)');
-    expect(e.describe(e.pending()).filter((l) => l.length > 80)).toEqual([]);
-    expect(e.describe(e.pending())).toContain('service.url = http://192.168.1.10:8080/' + 'p'.repeat(40) + '\u2026');
+    expect(describeConfig(e.pending()).filter((l) => l.length > 80)).toEqual([]);
+    expect(describeConfig(e.pending())).toContain('service.url = http://192.168.1.10:8080/' + 'p'.repeat(40) + '\u2026');
   });
 
   it('shows unset secrets as (unset)', () => {
     const e = createConfigEditor({ current: defaultConfig() });
-    const lines = e.describe(e.pending());
+    const lines = describeConfig(e.pending());
     expect(lines).toContain('wifi.password = (unset)');
     expect(lines).toContain('service.apiKey = (unset)');
   });

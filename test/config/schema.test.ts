@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { SCHEMA, mask } from '../../src/config/schema';
-import { createConfigEditor } from '../../src/config/edit';
-import { defaultConfig } from '../../src/config/validate';
+import { helpLines } from '../../src/config/describe';
+import { FIELD_HELP } from '../../src/config/field-help';
 
 describe('schema table', () => {
   it('keeps every help text within 60 characters', () => {
-    const long = SCHEMA.filter((f) => f.help.length > 60).map((f) => f.key);
+    const long = SCHEMA.filter((f) => (FIELD_HELP[f.key] ?? '').length > 60).map((f) => f.key);
     expect(long).toEqual([]);
+  });
+
+  it('has a help text for every key, and none for a key that does not exist', () => {
+    expect(SCHEMA.filter((f) => !FIELD_HELP[f.key]).map((f) => f.key)).toEqual([]);
+    expect(Object.keys(FIELD_HELP).filter((k) => !SCHEMA.some((f) => f.key === k))).toEqual([]);
   });
 
   it('has each key once', () => {
@@ -15,13 +20,13 @@ describe('schema table', () => {
   });
 
   it('gives help in lines of at most 80 columns, naming every key', () => {
-    const lines = createConfigEditor({ current: defaultConfig() }).help();
+    const lines = helpLines();
     expect(lines.filter((l) => l.length > 80)).toEqual([]);
     for (const f of SCHEMA) expect(lines.some((l) => l.startsWith(f.key.replace('*', '<name>')))).toBe(true);
   });
 
   it('shows the rule and default under each key', () => {
-    const lines = createConfigEditor({ current: defaultConfig() }).help();
+    const lines = helpLines();
     const i = lines.indexOf('agent.requestTimeoutMs  Deadline of one request, connect included');
     expect(lines[i + 1]).toBe('    must be a whole number from 1000 to 60000; default 15000');
     const u = lines.findIndex((l) => l.startsWith('sensor.<name>.unit'));

@@ -194,11 +194,11 @@ describe('set() and unset()', () => {
   ])('set(%j, %j) refuses with one line and changes nothing', (key, value, message) => {
     const { board, b } = fresh();
     const flash = wholeFlash(board);
-    const before = JSON.stringify(b.rt.editor().pending());
+    const before = JSON.stringify(b.rt.pending());
     expect(said(b, () => b.cmd.set!(key, value))).toEqual([message]);
     expect(b.p.errors[b.p.errors.length - 1]).toBe(message);
-    expect(JSON.stringify(b.rt.editor().pending())).toBe(before);
-    expect(b.rt.editor().dirty()).toBe(false);
+    expect(JSON.stringify(b.rt.pending())).toBe(before);
+    expect(b.rt.dirty()).toBe(false);
     expect(wholeFlash(board)).toBe(flash);
     b.rt.stop();
   });
@@ -221,8 +221,8 @@ describe('set() and unset()', () => {
     const { b } = fresh();
     expect(said(b, () => b.cmd.set!('agent.backoffBaseMs', '3000'))).toEqual(['agent.backoffBaseMs set; save() to apply']);
     b.cmd.set!('agent.radioOffBetweenUploads', 'true');
-    expect(b.rt.editor().pending().agent.backoffBaseMs).toBe(3000);
-    expect(b.rt.editor().pending().agent.radioOffBetweenUploads).toBe(true);
+    expect(b.rt.pending().agent.backoffBaseMs).toBe(3000);
+    expect(b.rt.pending().agent.radioOffBetweenUploads).toBe(true);
     // The running config is untouched until save().
     expect(b.rt.config().agent.backoffBaseMs).toBe(2000);
     b.rt.stop();
@@ -237,7 +237,7 @@ describe('set() and unset()', () => {
     expect(b.rt.agent()).toBeDefined();
     expect(b.rt.agent()).not.toBe(first);
     expect(b.rt.config().sensors[0]!.intervalMs).toBe(30000);
-    expect(b.rt.editor().dirty()).toBe(false);
+    expect(b.rt.dirty()).toBe(false);
     const reloaded = createConfigStore({ files: board.files }).load();
     expect(reloaded.errors).toEqual([]);
     expect(reloaded.config).toEqual(b.rt.config());
@@ -282,7 +282,7 @@ describe('set() and unset()', () => {
     expect(b.rt.agent()).toBe(agent);
     expect(b.rt.config().agent.backoffBaseMs).toBe(2000);
     // The change is still pending: a second save() once flash works stores it.
-    expect(b.rt.editor().dirty()).toBe(true);
+    expect(b.rt.dirty()).toBe(true);
     expect(wholeFlash(board)).toBe(flash);
     expect(said(b, () => b.cmd.save!())).toEqual(['saved; agent running']);
     expect(createConfigStore({ files: board.files }).load().config.agent.backoffBaseMs).toBe(3000);
@@ -299,8 +299,8 @@ describe('set() and unset()', () => {
   it('unset() of a sensor a device carries is refused and changes nothing', () => {
     const { b } = fresh();
     expect(said(b, () => b.cmd.unset!('sensor.temp'))).toEqual(['sensor.temp: device tv, tj still carries it; change device.tv.sensors first']);
-    expect(b.rt.editor().dirty()).toBe(false);
-    expect(b.rt.editor().pending().sensors.map((s) => s.name)).toEqual(['temp', 'light', 'door']);
+    expect(b.rt.dirty()).toBe(false);
+    expect(b.rt.pending().sensors.map((s) => s.name)).toEqual(['temp', 'light', 'door']);
     b.rt.stop();
   });
 
@@ -311,7 +311,7 @@ describe('set() and unset()', () => {
   ])('unset(%j) refuses with one line', (key, message) => {
     const { b } = fresh();
     expect(said(b, () => b.cmd.unset!(key))).toEqual([message]);
-    expect(b.rt.editor().dirty()).toBe(false);
+    expect(b.rt.dirty()).toBe(false);
     b.rt.stop();
   });
 
@@ -326,11 +326,11 @@ describe('set() and unset()', () => {
     cfg.agent.backoffBaseMs = 5000;
     const { b } = fresh(cfg);
     expect(said(b, () => b.cmd.unset!('agent.backoffBaseMs'))).toEqual(['agent.backoffBaseMs unset; save() to apply']);
-    expect(b.rt.editor().pending().agent.backoffBaseMs).toBe(2000);
+    expect(b.rt.pending().agent.backoffBaseMs).toBe(2000);
     b.cmd.set!('device.tx.sensors', 'light');
     b.cmd.set!('device.tj.sensors', 'temp,light');
     expect(said(b, () => b.cmd.unset!('sensor.door'))).toEqual(['sensor.door unset; save() to apply']);
-    expect(b.rt.editor().pending().sensors.map((s) => s.name)).toEqual(['temp', 'light']);
+    expect(b.rt.pending().sensors.map((s) => s.name)).toEqual(['temp', 'light']);
     b.rt.stop();
   });
 });
@@ -339,10 +339,10 @@ describe('discard()', () => {
   it('drops pending changes and keeps the running config', () => {
     const { board, b } = fresh();
     b.cmd.set!('agent.backoffBaseMs', 5000);
-    expect(b.rt.editor().dirty()).toBe(true);
+    expect(b.rt.dirty()).toBe(true);
     expect(said(b, () => b.cmd.discard!())).toEqual(['unsaved changes dropped']);
-    expect(b.rt.editor().dirty()).toBe(false);
-    expect(b.rt.editor().pending().agent.backoffBaseMs).toBe(2000);
+    expect(b.rt.dirty()).toBe(false);
+    expect(b.rt.pending().agent.backoffBaseMs).toBe(2000);
     expect(b.rt.config().agent.backoffBaseMs).toBe(2000);
     expect(createConfigStore({ files: board.files }).load().config.agent.backoffBaseMs).toBe(2000);
     b.rt.stop();
@@ -388,8 +388,8 @@ describe('importWifi()', () => {
     const lines = said(b, () => b.cmd.importWifi!());
     expect(lines).toEqual(['wifi.ssid = shed-net, wifi.password = shed\u2026(13); save() to apply']);
     expect(lines.join('\n')).not.toContain('shed-password');
-    expect(b.rt.editor().pending().wifi).toEqual({ ssid: 'shed-net', password: 'shed-password' });
-    expect(b.rt.editor().dirty()).toBe(true);
+    expect(b.rt.pending().wifi).toEqual({ ssid: 'shed-net', password: 'shed-password' });
+    expect(b.rt.dirty()).toBe(true);
     expect(b.rt.config().wifi).toEqual({ ssid: '', password: '' });
     expect(wholeFlash(board)).toBe(flash);
     expect(b.p.kvReads).toEqual([{ key: 'WIFI_SSID', console: true }, { key: 'WIFI_PASSWORD', console: true }]);
@@ -398,16 +398,16 @@ describe('importWifi()', () => {
   it('an SSID without a password is an open network', () => {
     const { b } = withKeys({ WIFI_SSID: 'cafe' }, testConfig(DEAD_URL));
     expect(said(b, () => b.cmd.importWifi!())).toEqual(['wifi.ssid = cafe, wifi.password = (unset); save() to apply']);
-    expect(b.rt.editor().pending().wifi).toEqual({ ssid: 'cafe', password: '' });
+    expect(b.rt.pending().wifi).toEqual({ ssid: 'cafe', password: '' });
     b.rt.stop();
   });
 
   it('with no keys set: one line, nothing changed, and the password is not even read', () => {
     const { b } = withKeys({ WIFI_PASSWORD: 'orphan-password' }, testConfig(DEAD_URL));
-    const before = JSON.stringify(b.rt.editor().pending());
+    const before = JSON.stringify(b.rt.pending());
     expect(said(b, () => b.cmd.importWifi!())).toEqual(['importWifi: no WIFI_SSID in storage; nothing changed']);
-    expect(JSON.stringify(b.rt.editor().pending())).toBe(before);
-    expect(b.rt.editor().dirty()).toBe(false);
+    expect(JSON.stringify(b.rt.pending())).toBe(before);
+    expect(b.rt.dirty()).toBe(false);
     expect(b.p.kvReads.map((r) => r.key)).toEqual(['WIFI_SSID']);
     b.rt.stop();
   });
@@ -417,12 +417,12 @@ describe('importWifi()', () => {
     [{ WIFI_SSID: 'n'.repeat(33), WIFI_PASSWORD: 'shed-password' }, 'wifi.ssid: at most 32 bytes (UTF-8)'],
   ])('refuses %j naming the field and the rule, changes nothing and never echoes the value', (keys, rule) => {
     const { b } = withKeys(keys, testConfig(DEAD_URL));
-    const before = JSON.stringify(b.rt.editor().pending());
+    const before = JSON.stringify(b.rt.pending());
     const lines = said(b, () => b.cmd.importWifi!());
     expect(lines).toEqual(['importWifi: ' + rule + '; nothing changed']);
     expect(lines.join('\n')).not.toContain(keys.WIFI_PASSWORD);
-    expect(JSON.stringify(b.rt.editor().pending())).toBe(before);
-    expect(b.rt.editor().dirty()).toBe(false);
+    expect(JSON.stringify(b.rt.pending())).toBe(before);
+    expect(b.rt.dirty()).toBe(false);
     b.rt.stop();
   });
 });
@@ -515,7 +515,7 @@ describe('provision()', () => {
     b.cmd.provision!('field@example.com', 'hunter2-secret', 'greenhouse', 'JSON');
     await until(() => b.out().some((l) => l.startsWith('provision: type save()') || b.p.errors.some((e) => e.startsWith('provision:'))), 'provisioning');
     expect(b.p.errors).toEqual([]);
-    const pending = b.rt.editor().pending();
+    const pending = b.rt.pending();
     const dev = pending.devices[0]!;
     expect(dev).toMatchObject({ name: 'greenhouse', format: 'JSON', sensors: ['temp', 'light', 'door'] });
     expect(dev.deviceId).toBeGreaterThan(0);
@@ -546,10 +546,10 @@ describe('provision()', () => {
     const b = board.boot();
     b.cmd.provision!('two@example.com', 'pw-two-devices', 'first', 'Value');
     await until(() => b.out().filter((l) => l.startsWith('provision: type save()')).length === 1, 'the first device');
-    const key = b.rt.editor().pending().service.apiKey;
+    const key = b.rt.pending().service.apiKey;
     b.cmd.provision!('two@example.com', 'pw-two-devices', 'second', 'XML');
     await until(() => b.out().filter((l) => l.startsWith('provision: type save()')).length === 2, 'the second device');
-    const pending = b.rt.editor().pending();
+    const pending = b.rt.pending();
     expect(pending.service.apiKey).toBe(key);
     expect(pending.devices.map((d) => [d.name, d.format, d.sensors])).toEqual([
       ['first', 'Value', ['temp']],
@@ -570,7 +570,7 @@ describe('provision()', () => {
     expect(b.p.errors).toEqual(['provision: generate API key: HTTP 401 Unauthorized: text 19 bytes: invalid credentials']);
     expect(b.out().join('\n')).not.toContain('wron');
     expect(wholeFlash(board)).not.toContain('wrong-password');
-    expect(b.rt.editor().pending().devices.map((d) => d.name)).toEqual(['one']);
+    expect(b.rt.pending().devices.map((d) => d.name)).toEqual(['one']);
   });
 
   it('reports a link that does not come up', async () => {
@@ -593,7 +593,7 @@ describe('provision()', () => {
     expect(b.p.errors[0]).toMatch(/^provision: generate API key: connect: /);
     expect(b.out().join('\n')).not.toContain('pw-d');
     expect(wholeFlash(board)).not.toContain('pw-dead-port-77');
-    expect(b.rt.editor().dirty()).toBe(false);
+    expect(b.rt.dirty()).toBe(false);
   });
 
   it('reports an unset service URL', async () => {
@@ -638,7 +638,7 @@ describe('provision()', () => {
   ])('provision(%j) refuses with one line before any request', (args, message) => {
     const { b } = fresh();
     expect(said(b, () => b.cmd.provision!(...args))).toEqual([message]);
-    expect(b.rt.editor().dirty()).toBe(false);
+    expect(b.rt.dirty()).toBe(false);
     b.rt.stop();
   });
 

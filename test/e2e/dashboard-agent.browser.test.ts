@@ -11,7 +11,7 @@ import { createAgent } from '../../src/agent/agent';
 import { provisionDevice } from '../../src/agent/provision';
 import { createHttpClient } from '../../src/net/http';
 import { createMemoryOutbox } from '../../src/queue/memory';
-import { createServiceClient } from '../../src/service/client';
+import { createServiceOps } from '../../src/service/reads';
 import { createNodeSockets } from '../../host/ports/sockets';
 import { createNodeTime } from '../../host/ports/time';
 import { startService } from '../../host/service/server';
@@ -47,7 +47,7 @@ describe.skipIf(!present)('dashboard shows what the agent delivered', () => {
 
   it('displays the last value the agent wrote to its Value device', async () => {
     const { timers } = createNodeTime();
-    const made = createServiceClient({ http: createHttpClient({ sockets: createNodeSockets(), timers }), baseUrl: svc.url });
+    const made = createServiceOps({ http: createHttpClient({ sockets: createNodeSockets(), timers }), baseUrl: svc.url });
     if (!made.ok) throw new Error(made.error);
     const cfg = testConfig(svc.url);
     cfg.devices = [cfg.devices[0]!];

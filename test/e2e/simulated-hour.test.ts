@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/agent';
 import { createHttpClient } from '../../src/net/http';
 import { createMemoryOutbox } from '../../src/queue/memory';
-import { createServiceClient } from '../../src/service/client';
-import type { ServiceClient } from '../../src/service/client';
+import { createServiceOps } from '../../src/service/reads';
+import type { ServiceOps } from '../../src/service/reads';
 import { createNodeSockets } from '../../host/ports/sockets';
 import { createNodeTime } from '../../host/ports/time';
 import { startService } from '../../host/service/server';
@@ -21,13 +21,13 @@ import { createFakeTime, flushPromises } from '../fakes/time';
 
 let svc: RunningService;
 let dir: string;
-let client: ServiceClient;
+let client: ServiceOps;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'e2e-'));
   svc = await startService({ dataDir: dir, log: () => undefined });
   const { timers } = createNodeTime();
-  const made = createServiceClient({ http: createHttpClient({ sockets: createNodeSockets(), timers }), baseUrl: svc.url });
+  const made = createServiceOps({ http: createHttpClient({ sockets: createNodeSockets(), timers }), baseUrl: svc.url });
   if (!made.ok) throw new Error(made.error);
   client = made.client;
 });

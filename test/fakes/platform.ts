@@ -6,7 +6,7 @@
 // runs (the console host wraps each exposed command to know), records every
 // read in kvReads, and throws on one made anywhere else, so a test fails even
 // where the code under test swallows the throw.
-import type { FileStore, KvStore, Platform } from '../../src/ports/ports';
+import type { FileStore, KvStore, Platform, ProgramStore } from '../../src/ports/ports';
 import { createSimPins } from '../../host/ports/pins';
 import { createSimWifi } from '../../host/ports/wifi';
 import type { SimWifi } from '../../host/ports/wifi';
@@ -38,7 +38,7 @@ export function memoryKv(): KvStore {
   return { get: (k) => m.get(k), set: (k, v) => void m.set(k, v), remove: (k) => void m.delete(k) };
 }
 
-export function createTestPlatform(o: { time: FakeTime; files?: FileStore; kv?: KvStore; wifiUp?: boolean }): TestPlatform {
+export function createTestPlatform(o: { time: FakeTime; files?: FileStore; kv?: KvStore; wifiUp?: boolean; program?: ProgramStore }): TestPlatform {
   const kv = o.kv ?? memoryKv();
   let commandsRunning = 0;
   const tp: TestPlatform = {
@@ -57,6 +57,7 @@ export function createTestPlatform(o: { time: FakeTime; files?: FileStore; kv?: 
       remove: (k) => kv.remove(k),
     },
     files: o.files ?? createMemoryFileStore(),
+    program: o.program ?? { read: () => undefined },
     watchdog: { start: () => undefined, feed: () => void tp.feeds++ },
     system: {
       boardName: () => 'pico-w',

@@ -4,12 +4,12 @@
 import { provisionDevice } from '../../src/agent/provision';
 import type { AgentConfig } from '../../src/config/types';
 import { createHttpClient } from '../../src/net/http';
-import { createServiceClient } from '../../src/service/client';
+import { createServiceOps } from '../../src/service/reads';
 import { createNodeSockets } from '../../host/ports/sockets';
 import { createNodeTime } from '../../host/ports/time';
 
 export async function provisionConfig(url: string, cfg: AgentConfig, email = 'test@example.com', password = 'pw-test-0001'): Promise<AgentConfig> {
-  const made = createServiceClient({ http: createHttpClient({ sockets: createNodeSockets(), timers: createNodeTime().timers }), baseUrl: url });
+  const made = createServiceOps({ http: createHttpClient({ sockets: createNodeSockets(), timers: createNodeTime().timers }), baseUrl: url });
   if (!made.ok) throw new Error(made.error);
   let apiKey: string | undefined;
   for (const d of cfg.devices) {

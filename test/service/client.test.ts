@@ -8,7 +8,9 @@ import { createHttpClient } from '../../src/net/http';
 import type { HttpClient } from '../../src/net/types';
 import type { Timers } from '../../src/ports/ports';
 import { createServiceClient, maskSecret } from '../../src/service/client';
-import type { DeviceRef, Outcome, ServiceClient } from '../../src/service/client';
+import { createServiceOps } from '../../src/service/reads';
+import type { DeviceRef, Outcome } from '../../src/service/client';
+import type { ServiceOps } from '../../src/service/reads';
 import { encodeSegment } from '../../src/service/url';
 
 const KEY = 'Zq7/k?e#y%20 é😀-0123456789abcdef';
@@ -74,8 +76,8 @@ function http(o: { timeoutMs?: number; maxResponseBytes?: number } = {}): HttpCl
   return createHttpClient({ sockets: createNodeSockets(), timers, ...o });
 }
 
-function client(base = '', o: { timeoutMs?: number; maxResponseBytes?: number; p?: number } = {}): ServiceClient {
-  const r = createServiceClient({
+function client(base = '', o: { timeoutMs?: number; maxResponseBytes?: number; p?: number } = {}): ServiceOps {
+  const r = createServiceOps({
     http: http(o),
     baseUrl: 'http://127.0.0.1:' + (o.p || port) + base,
     log: { info: (l) => logs.push(l), error: (l) => logs.push('E ' + l) },
@@ -359,7 +361,7 @@ describe('network failures', () => {
       request: () => Promise.reject(new Error('boom at /api/x/' + KEY)),
       stats: () => ({ exchanges: 0, failures: {} }),
     };
-    const c = createServiceClient({ http: broken, baseUrl: 'http://127.0.0.1:1' });
+    const c = createServiceOps({ http: broken, baseUrl: 'http://127.0.0.1:1' });
     if (!c.ok) throw new Error(c.error);
     const r = await c.client.readJson(DEV);
     expect(r).toEqual({ kind: 'retry', reason: 'http client failed: Error: boom at /api/x/' + maskSecret(KEY), bytesSent: 0 });
@@ -367,7 +369,7 @@ describe('network failures', () => {
 });
 
 describe('inputs refused before any I/O', () => {
-  it.each<[string, (c: ServiceClient) => Promise<Outcome<unknown>>, string]>([
+  it.each<[string, (c: ServiceOps) => Promise<Outcome<unknown>>, string]>([
     ['fractional id', (c) => c.writeValue({ ...DEV, deviceId: 1.5 }, '1'), 'deviceId must be a whole number from 0 (got 1.5)'],
     ['negative pin', (c) => c.readValue({ ...DEV, devicePin: -1 }), 'devicePin must be a whole number from 0 (got -1)'],
     ['NaN id', (c) => c.readJson({ ...DEV, deviceId: NaN }), 'deviceId must be a whole number from 0 (got NaN)'],

@@ -1,6 +1,7 @@
 import type { Platform } from '../ports';
 import { kalumaFiles } from './files';
 import { kalumaPins } from './pins';
+import { kalumaProgram } from './program';
 import { kalumaSockets } from './sockets';
 import { kalumaConsole, kalumaKv, kalumaLog, kalumaSystem, kalumaWatchdog } from './system';
 import { kalumaClock, kalumaTimers } from './time';
@@ -20,5 +21,6 @@ export function createKalumaPlatform(): Platform {
     system: kalumaSystem,
     log: kalumaLog,
     console: kalumaConsole,
+    program: kalumaProgram,
   };
 }

@@ -1,0 +1,104 @@
+// Cold code: what the steady loop never needs (the console's commands, the
+// config editor, help texts, provisioning, read-back) is not parsed at boot.
+// The build puts it in front of the program, inside one comment:
+//
+//   /*PDA-COLD <build> <name>:<offset>:<length>:<crc32 hex> ...\n
+//   <module source>\n ... */
+//
+// (offsets from the mark, which is looked for from the program's start).
+//
+// The runtime parses the program straight from flash and skips the comment,
+// so it costs no heap. A command reads its module back from the program
+// area, checks it, evaluates it, runs, and drops every reference, so the
+// module's bytecode is freed again. A module is the source of a function
+// expression that returns the module's default export when called.
+//
+// Nothing in sampling or delivery depends on this: a missing, corrupt or
+// foreign module only makes the command that needs it say so.
+import type { ProgramStore } from './ports/ports';
+import { crc32 } from './queue/crc32';
+import { decodeUtf8 } from './utf8';
+
+export const COLD_MARK = '/*PDA-COLD ';
+/** The header line is read in one piece of this size; the build keeps it shorter. */
+export const COLD_HEAD_MAX = 320;
+
+export type ColdResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export interface ColdLoader {
+  /** The module's default export, freshly evaluated; drop it when done. */
+  load<T>(name: string): ColdResult<T>;
+}
+
+const REFLASH = '; flash the board again with ./flash.sh';
+
+/** How far into the program area the section is looked for: text put before the program (a test harness's own code) may push it. */
+const SEARCH_MAX = 65536;
+const WINDOW = 512;
+
+/** `build` is this program's build id; only cold code of the same build is run. */
+export function createColdLoader(o: { program: ProgramStore; build: string }): ColdLoader {
+  const mark: number[] = [];
+  for (let i = 0; i < COLD_MARK.length; i++) mark.push(COLD_MARK.charCodeAt(i));
+  let base = -1;
+
+  /** Where the section starts: the mark at the start of a line, found once. */
+  function locate(): number | string {
+    if (base >= 0) return base;
+    for (let at = 0; at < SEARCH_MAX; at += WINDOW - mark.length) {
+      const w = o.program.read(at, WINDOW);
+      if (!w || (at === 0 && w[0] === 0xff)) return 'no program on flash to read it from (program run from a file?)';
+      for (let i = 0; i + mark.length <= w.length; i++) {
+        if (w[i] === 0) return 'the program on flash carries no cold code';
+        let k = 0;
+        while (k < mark.length && w[i + k] === mark[k]) k++;
+        if (k === mark.length && (at + i === 0 || w[i - 1] === 10)) return (base = at + i);
+      }
+    }
+    return 'the program on flash carries no cold code';
+  }
+
+  function find(name: string): ColdResult<number[]> {
+    const from = locate();
+    if (typeof from === 'string') return { ok: false, error: from + REFLASH };
+    const head = o.program.read(from, COLD_HEAD_MAX);
+    let end = 0;
+    while (head && end < head.length && head[end] !== 10) end++;
+    const line = head && end < head.length ? decodeUtf8(head.subarray(0, end)) : undefined;
+    if (line === undefined) return { ok: false, error: 'the cold code header is damaged' + REFLASH };
+    const parts = line.slice(COLD_MARK.length).split(' ');
+    if (parts[0] !== o.build) return { ok: false, error: 'the program on flash is build ' + parts[0] + ', this one is ' + o.build + REFLASH };
+    for (let i = 1; i < parts.length; i++) {
+      const f = (parts[i] as string).split(':');
+      if (f[0] === name) return { ok: true, value: [from + Number(f[1]), Number(f[2]), parseInt(f[3] as string, 16)] };
+    }
+    return { ok: false, error: 'build ' + o.build + ' has no module ' + name };
+  }
+
+  return {
+    load<T>(name: string): ColdResult<T> {
+      const at = find(name);
+      if (!at.ok) return { ok: false, error: 'cold code ' + name + ': ' + at.error };
+      const offset = at.value[0] as number;
+      const length = at.value[1] as number;
+      let src: string | undefined;
+      {
+        const bytes = o.program.read(offset, length);
+        if (!bytes || crc32(bytes, 0, length) !== at.value[2]) return { ok: false, error: 'cold code ' + name + ': corrupt on flash (CRC)' + REFLASH };
+        src = decodeUtf8(bytes);
+      }
+      if (src === undefined) return { ok: false, error: 'cold code ' + name + ': corrupt on flash (not UTF-8)' + REFLASH };
+      let make: unknown;
+      try {
+        // Indirect eval: global scope, nothing of this closure visible to it.
+        make = (0, eval)(src);
+      } catch (e) {
+        return { ok: false, error: 'cold code ' + name + ': ' + String(e) + REFLASH };
+      }
+      // The source goes before the module runs; only its bytecode stays.
+      src = undefined;
+      if (typeof make !== 'function') return { ok: false, error: 'cold code ' + name + ': not a module' + REFLASH };
+      return { ok: true, value: (make as () => T)() };
+    },
+  };
+}

@@ -1,0 +1,27 @@
+// The console form of a setting's value, also how filters and calibration
+// points are saved: 'median:5,ewma:0.3', '0:0,3.3:100', 'temp,hum'.
+import type { Field } from './schema';
+import { FILTER_PARAMS, mask } from './schema';
+import type { FilterSpec } from './types';
+
+/** The console form of a value: 'median:5,ewma:0.3', '0:0,3.3:100', 'temp,hum'. */
+export function formatValue(f: Field, v: unknown): string {
+  if (f.secret) return mask(String(v));
+  const s = plain(f, v);
+  return s === '' ? "''" : s;
+}
+
+function plain(f: Field, v: unknown): string {
+  if (f.type === 'filters') {
+    return (v as FilterSpec[])
+      .map((s) => {
+        const o = s as unknown as Record<string, unknown>;
+        return [s.type as string].concat((FILTER_PARAMS[s.type] || []).map((p) => String(o[p]))).join(':');
+      })
+      .join(',');
+  }
+  if (f.type === 'points') return (v as number[][]).map((p) => p.join(':')).join(',');
+  if (f.type === 'names') return (v as string[]).join(',');
+  return String(v);
+}
+

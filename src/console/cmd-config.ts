@@ -1,0 +1,122 @@
+// The everyday commands: state, configuration, restarts.
+import { describeConfig } from '../config/describe';
+import { mask } from '../config/schema';
+import { VERSION } from '../runtime';
+import type { Commands, Ctx } from './shared';
+import { edit } from './shared';
+
+function ago(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return s + ' s';
+  const m = Math.round(s / 60);
+  if (m < 120) return m + ' min';
+  return Math.floor(m / 60) + ' h ' + (m % 60) + ' min';
+}
+
+export function configCommands(c: Ctx): Commands {
+  const rt = c.rt;
+  const p = rt.p;
+  const out = c.out;
+  const fail = c.fail;
+  return {
+    status() {
+      const now = p.clock.uptimeMs();
+      const a = rt.agent();
+      const q = rt.queue.stats();
+      out('agent     ' + VERSION + ', ' + rt.mode() + ', boot ' + rt.state.bootId + ', up ' + ago(now));
+      if (rt.why()) out('why       ' + rt.why());
+      if (a) {
+        const l = a.link.stats();
+        out('wifi      ' + (l.up ? 'up' : 'down') + ' (' + rt.config().wifi.ssid + '), joins ' + l.associations + ', not seen ' + l.notVisible + ', radio resets ' + l.resets + ', last step: ' + l.lastStep);
+        const u = a.uplink.stats();
+        out('delivery  ' + (u.lastDeliveryMs === undefined ? 'none yet' : 'last ' + ago(now - u.lastDeliveryMs) + ' ago') + ', ' + u.delivered + ' readings in ' + u.sent + ' writes, ' + u.retries + ' retries');
+        if (u.nextAttemptMs !== undefined && u.nextAttemptMs > now) out('next try  in ' + ago(u.nextAttemptMs - now));
+        const h = a.http.stats();
+        let fails = '';
+        for (const k in h.failures) fails += ', ' + k + ' ' + h.failures[k as keyof typeof h.failures];
+        out('http      ' + h.exchanges + ' exchanges' + (fails ? '; failed' + fails.slice(1) : '') + '; connections abandoned ' + p.sockets.abandoned());
+        out('clock     ' + (a.time.known() ? new Date(p.clock.wallMs()).toISOString() : 'not set yet (set from the service\'s Date header)'));
+        const s = a.sampler.stats();
+        out('sampler   ' + s.runs + ' runs, ' + s.errors + ' sensor errors, ' + s.dropped + ' filtered out');
+        if (u.lastError) out('last err  ' + u.lastError);
+        else if (s.lastError) out('last err  ' + s.lastError);
+      }
+      out('outbox    ' + q.depth + ' queued (' + q.bytes + ' B), dropped ' + q.dropped + ', rejected ' + q.rejected + (q.lastReject ? ' (' + q.lastReject + ')' : ''));
+      const m = p.system.memory();
+      if (m) out('heap      ' + m.heapUsed + ' of ' + m.heapTotal + ' B used, peak ' + m.heapPeak + ' B');
+      out('safe mode ' + (rt.mode() === 'safe' ? 'YES: ' + rt.state.reason : 'no'));
+      if (rt.consoleError) out('console   last error: ' + rt.consoleError);
+    },
+
+    config() {
+      for (const l of describeConfig(rt.config())) out(l);
+      if (rt.dirty()) out('(unsaved changes: type save() to apply them, discard() to drop them)');
+    },
+
+    set(key: unknown, value: unknown) {
+      if (typeof key !== 'string') return fail("set: the key must be a string, e.g. set('wifi.ssid', 'net')");
+      const e = edit(rt, (ed) => ed.set(key, value));
+      if (e) return fail(e);
+      out(key + ' set; save() to apply');
+    },
+
+    unset(key: unknown) {
+      if (typeof key !== 'string') return fail("unset: the key must be a string, e.g. unset('sensor.temp')");
+      const e = edit(rt, (ed) => ed.unset(key));
+      if (e) return fail(e);
+      out(key + ' unset; save() to apply');
+    },
+
+    save() {
+      if (!rt.dirty()) return out('nothing to save');
+      const e = rt.apply(rt.pending());
+      if (e) return fail('save: ' + e);
+      out('saved; agent ' + rt.mode() + (rt.why() ? ': ' + rt.why() : ''));
+    },
+
+    discard() {
+      rt.discard();
+      out('unsaved changes dropped');
+    },
+
+    importWifi() {
+      // The only read of Kaluma's storage: on the board each one overruns
+      // the C heap, so it happens when a person asks, never unattended.
+      const ssid = p.kv.get('WIFI_SSID');
+      if (!ssid) return fail('importWifi: no WIFI_SSID in storage; nothing changed');
+      const pw = p.kv.get('WIFI_PASSWORD') || '';
+      const e = edit(rt, (ed) => {
+        const was = ed.pending().wifi.ssid;
+        const bad = ed.set('wifi.ssid', ssid) || ed.set('wifi.password', pw);
+        if (bad) ed.set('wifi.ssid', was);
+        return bad;
+      });
+      if (e) return fail('importWifi: ' + e + '; nothing changed');
+      out('wifi.ssid = ' + ssid + ', wifi.password = ' + mask(pw) + '; save() to apply');
+    },
+
+    sensors() {
+      const a = rt.agent();
+      if (!a) return fail('sensors: the agent is not running (' + rt.why() + ')');
+      const got = a.sampler.peek();
+      if (!got.length) out('no sensor gave a reading');
+      for (const s of got) out(s.sensor + ' = ' + Math.round(s.value * 1000) / 1000 + (s.unit ? ' ' + s.unit : ''));
+    },
+
+    resume() {
+      rt.resume();
+      out('agent ' + rt.mode() + (rt.why() ? ': ' + rt.why() : ''));
+    },
+
+    maintenance() {
+      out('rebooting into maintenance: the agent and the watchdog stay off until the next reboot');
+      rt.maintenance();
+    },
+
+    reboot() {
+      out('rebooting');
+      rt.stop();
+      p.system.reboot();
+    },
+  };
+}

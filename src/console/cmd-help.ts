@@ -1,0 +1,29 @@
+// help(): the command list, and help('keys'): every setting with its rule.
+import { helpLines } from '../config/describe';
+import type { Commands, Ctx } from './shared';
+
+const HELP = [
+  'help()                 this list; help(\'keys\') lists every setting',
+  'status()               uptime, Wi-Fi, deliveries, outbox, heap, errors',
+  'config()               the running configuration (secrets masked)',
+  "set(key, value)        change a setting, e.g. set('wifi.ssid', 'field-net')",
+  "unset(key)             back to default; unset('sensor.x') removes sensor x",
+  'save()                 save the changes and restart the agent on them',
+  'discard()              drop unsaved changes',
+  "importWifi()           Wi-Fi from Kaluma's WIFI_SSID/WIFI_PASSWORD keys",
+  'sensors()              one live reading from every sensor',
+  'test()                 one reading end to end, with the service\'s answer',
+  "provision(email, password, deviceName, format)  make an API key and a",
+  '                       device (format Value, JSON or XML) and set them',
+  'resume()               leave safe mode and start the agent',
+  'maintenance()          restart without agent and watchdog, before flashing',
+  'reboot()               restart the board',
+];
+
+export function helpCommands(c: Ctx): Commands {
+  return {
+    help(topic?: unknown) {
+      for (const l of topic === 'keys' ? helpLines() : HELP) c.out(l);
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// Commands that talk to the service beyond the agent's writes: one reading
+// end to end with its read-back, and provisioning a key and a device.
+import { provisionDevice } from '../agent/provision';
+import type { DataFormat } from '../model';
+import { DATA_FORMATS } from '../model';
+import { maskSecret } from '../service/client';
+import { withReads } from '../service/reads';
+import type { Commands, Ctx } from './shared';
+import { edit } from './shared';
+
+export function serviceCommands(c: Ctx): Commands {
+  const rt = c.rt;
+  const out = c.out;
+  const fail = c.fail;
+  return {
+    test() {
+      const a = rt.agent();
+      if (!a) return fail('test: the agent is not running (' + rt.why() + ')');
+      const cfg = rt.config();
+      const dev = cfg.devices[0];
+      const reading = a.sampler.peek().filter((s) => dev && dev.sensors.indexOf(s.sensor) >= 0)[0];
+      if (!dev || !reading) return fail('test: no reading from the first device\'s sensors');
+      const ref = { apiKey: cfg.service.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin };
+      const text = String(Math.round(reading.value * 100) / 100);
+      const body = dev.format === 'Value' ? text : dev.format === 'JSON' ? '{"' + reading.sensor + '":' + text + ',"test":true}' : '<test><' + reading.sensor + '>' + text + '</' + reading.sensor + '></test>';
+      out('test: writing ' + body + ' to device ' + dev.deviceId + ' (' + dev.format + ')');
+      const cl = withReads(a.client);
+      const write = dev.format === 'Value' ? cl.writeValue(ref, body) : dev.format === 'JSON' ? cl.writeJson(ref, body) : cl.writeXml(ref, body);
+      return write.then((w) => {
+        if (w.kind !== 'ok') return fail('test: write ' + w.kind + ': ' + w.reason);
+        out('test: write ok (HTTP ' + w.status + ', ' + w.note + ')');
+        const read = dev.format === 'Value' ? cl.readValue(ref) : dev.format === 'JSON' ? cl.readJson(ref) : cl.readXml(ref);
+        return read.then((r) => {
+          if (r.kind !== 'ok') return fail('test: read back ' + r.kind + ': ' + r.reason);
+          const shown = typeof r.value === 'string' ? r.value : JSON.stringify(r.value);
+          // Whole values compared: '210' read back after writing '21' differs.
+          const wrote = dev.format === 'JSON' ? JSON.stringify(JSON.parse(body)) : body;
+          out('test: read back ' + shown + (shown.trim() === wrote ? ' - matches' : ' - DIFFERS from what was written'));
+        });
+      });
+    },
+
+    provision(email: unknown, password: unknown, deviceName: unknown, format: unknown) {
+      if (typeof email !== 'string' || email.indexOf('@') < 1) return fail('provision: email must be an address like me@example.com');
+      if (typeof password !== 'string' || !password) return fail('provision: password must be a non-empty string');
+      if (typeof deviceName !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,15}$/.test(deviceName)) {
+        return fail('provision: deviceName must be 1-16 letters, digits or _, not starting with a digit');
+      }
+      if (typeof format !== 'string' || DATA_FORMATS.indexOf(format as DataFormat) < 0) return fail('provision: format must be Value, JSON or XML');
+      const names = rt.pending().sensors.map((s) => s.name);
+      if (!names.length) return fail("provision: add a sensor first, e.g. set('sensor.temp.kind', 'temperature')");
+      const sensors = format === 'Value' ? [names[0] as string] : names;
+      out('provision: creating ' + format + ' device ' + deviceName + ' for ' + email);
+      const existing = rt.pending().service.apiKey;
+      return rt
+        .connect()
+        .then((cn) =>
+          cn.ok
+            ? provisionDevice({ client: withReads(cn.client), email, password, deviceName, format: format as DataFormat, apiKey: existing || undefined })
+            : { ok: false as const, error: cn.error },
+        )
+        .then((r) => {
+          if (!r.ok) return fail('provision: ' + r.error);
+          const e = edit(rt, (ed) => ed.set('service.apiKey', r.apiKey) || ed.set('device.' + deviceName, { id: r.deviceId, pin: r.devicePin, format, sensors: sensors.join(',') }));
+          if (e) return fail('provision: device ' + r.deviceId + ' was created but the config refused it: ' + e);
+          out('provision: device ' + r.deviceId + ' (' + format + ', sensors ' + sensors.join(',') + '), API key ' + maskSecret(r.apiKey));
+          out('provision: type save() to start delivering to it');
+        });
+    },
+  };
+}

@@ -1,0 +1,43 @@
+// The console's resident part: one small function per command that loads the
+// cold module holding it (src/cold.ts), runs it, and lets it go, so the
+// commands' code is on the heap only while one runs. A module that cannot be
+// loaded makes the command say why in one line; the agent is untouched.
+import type { ColdLoader } from '../cold';
+import type { Runtime } from '../runtime';
+import type { ColdCommands } from './run';
+
+/** Command name -> the cold module it lives in. */
+export const COMMAND_MODULES: Record<string, string> = {
+  help: 'help',
+  status: 'console',
+  config: 'console',
+  set: 'console',
+  unset: 'console',
+  save: 'console',
+  discard: 'console',
+  importWifi: 'console',
+  sensors: 'console',
+  resume: 'console',
+  maintenance: 'console',
+  reboot: 'console',
+  test: 'service',
+  provision: 'service',
+};
+
+export function exposeCommands(rt: Runtime, cold: ColdLoader): void {
+  const call = (name: string, args: unknown[]): void => {
+    const m = cold.load<ColdCommands>(COMMAND_MODULES[name] as string);
+    if (!m.ok) {
+      rt.consoleError = name + '(): ' + m.error;
+      rt.p.log.error(rt.consoleError);
+      return;
+    }
+    try {
+      m.value(rt, name, args);
+    } catch (e) {
+      rt.consoleError = name + '(): ' + String(e);
+      rt.p.log.error(rt.consoleError);
+    }
+  };
+  for (const name in COMMAND_MODULES) rt.p.console.expose(name, (...args: unknown[]) => call(name, args));
+}

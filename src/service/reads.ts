@@ -1,0 +1,86 @@
+// The service's operations beyond the agent's writes: read-back, API key
+// generation and device creation. Console commands (cold code) use them;
+// the steady loop never does, so they are not in the resident program.
+import { DATA_FORMATS } from '../model';
+import type { DataFormat } from '../model';
+import type { HttpClient } from '../net/types';
+import type { Log } from '../ports/ports';
+import type { DeviceRef, Outcome, ServiceClient } from './client';
+import { createServiceClient, devProblem, devSegments, guarded } from './client';
+import type { Found } from './parse';
+import { parseApiKey, parseDeviceCreated, parseJsonRead, parseValueRead, parseXmlRead } from './parse';
+
+export interface ServiceOps extends ServiceClient {
+  readValue(dev: DeviceRef): Promise<Outcome<string>>;
+  readJson(dev: DeviceRef): Promise<Outcome<unknown>>;
+  readXml(dev: DeviceRef): Promise<Outcome<string>>;
+  generateApiKey(email: string, password: string): Promise<Outcome<{ apiKey: string }>>;
+  createDevice(apiKey: string, name: string, cryptoName: string, format: DataFormat): Promise<Outcome<{ deviceId?: number; devicePin?: number }>>;
+}
+
+/** Every operation of the spec on top of a write client. */
+export function withReads(c: ServiceClient): ServiceOps {
+  function read<T>(op: string, dev: DeviceRef, parse: (body: string, shown: string) => Found<T>): Promise<Outcome<T>> {
+    return c.call({ op, segments: devSegments(dev), secrets: [dev.apiKey], problem: devProblem(dev), read: parse });
+  }
+  return {
+    writeValue: (dev, text) => c.writeValue(dev, text),
+    writeJson: (dev, json) => c.writeJson(dev, json),
+    writeXml: (dev, xml) => c.writeXml(dev, xml),
+    call: (x) => c.call(x),
+    readValue(dev) {
+      return read('showdevicevalue', dev, parseValueRead);
+    },
+    readJson(dev) {
+      return read('showdevicejson', dev, parseJsonRead);
+    },
+    readXml(dev) {
+      return read('showdevicexml', dev, parseXmlRead);
+    },
+    generateApiKey(email, password) {
+      return c.call({
+        op: 'generateapikey',
+        segments: [
+          ['email', email],
+          ['password', password],
+        ],
+        secrets: [password],
+        whole: [password],
+        read: guarded((body, _shown, secrets) => {
+          const k = parseApiKey(body);
+          if (k.apiKey === undefined) return { ok: false, error: 'no API key in the reply', note: k.note };
+          secrets.push(k.apiKey);
+          return { ok: true, value: { apiKey: k.apiKey }, note: k.note };
+        }),
+      });
+    },
+    createDevice(apiKey, name, cryptoName, format) {
+      return c.call({
+        op: 'createuserdevice',
+        segments: [
+          ['apiKey', apiKey],
+          ['name', name],
+          ['cryptoName', cryptoName],
+          ['format', format],
+        ],
+        secrets: [apiKey],
+        problem: DATA_FORMATS.indexOf(format) < 0 ? 'format must be one of ' + DATA_FORMATS.join(', ') : undefined,
+        read: guarded((body) => {
+          const d = parseDeviceCreated(body);
+          return {
+            ok: true,
+            value: { deviceId: d.deviceId, devicePin: d.devicePin },
+            note: d.note,
+            odd: d.deviceId === undefined || d.devicePin === undefined,
+          };
+        }),
+      });
+    },
+  };
+}
+
+/** createServiceClient with every operation (console, host tools, tests). */
+export function createServiceOps(o: { http: HttpClient; baseUrl: string; log?: Log }): { ok: true; client: ServiceOps } | { ok: false; error: string } {
+  const made = createServiceClient(o);
+  return made.ok ? { ok: true, client: withReads(made.client) } : made;
+}

@@ -1,0 +1,117 @@
+// The cold-code loader (src/cold.ts) on a real build of the program: the
+// same bytes the board stores, read back through the host's program port.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildBundle, type BuildResult } from '../../scripts/build';
+import { createFileProgram, noProgram } from '../../host/ports/program';
+import { createColdLoader } from '../../src/cold';
+import type { ProgramStore } from '../../src/ports/ports';
+
+let built: BuildResult;
+let bytes: Uint8Array;
+
+beforeAll(async () => {
+  built = await buildBundle({ outfile: 'dist/cold-test/agent.js' });
+  bytes = readFileSync(built.outfile);
+});
+
+/** A program area holding `b`, erased after it. */
+function area(b: Uint8Array): ProgramStore & { reads: number } {
+  const s = {
+    reads: 0,
+    read(offset: number, length: number) {
+      s.reads++;
+      const out = new Uint8Array(length).fill(0xff);
+      out.set(b.subarray(offset, offset + length));
+      return out;
+    },
+  };
+  return s;
+}
+
+describe('cold code loader', () => {
+  it('puts every module of src/cold/ in the artifact, in front of the resident program', () => {
+    expect(built.cold.map((c) => c.name)).toEqual(['console', 'help', 'service']);
+    const text = new TextDecoder().decode(bytes);
+    expect(text.startsWith('/*PDA-COLD ' + built.build + ' ')).toBe(true);
+    // The comment ends once, where the resident program begins.
+    expect(text.indexOf('*/')).toBe(built.coldBytes - 3);
+  });
+
+  it('loads each module from the stored program and hands back its command runner', () => {
+    const cold = createColdLoader({ program: area(bytes), build: built.build });
+    for (const c of built.cold) {
+      const m = cold.load<unknown>(c.name);
+      expect(m.ok ? typeof m.value : m.error).toBe('function');
+    }
+  });
+
+  it('reads the same bytes through the host port that npm start uses', () => {
+    const cold = createColdLoader({ program: createFileProgram(built.outfile), build: built.build });
+    const m = cold.load<unknown>('help');
+    expect(m.ok).toBe(true);
+  });
+
+  it('finds the section behind text put in front of the program (a harness of its own), and looks for it only once', () => {
+    const pre = new TextEncoder().encode('var standIn = 1;\n'.repeat(900));
+    const joined = new Uint8Array(pre.length + bytes.length);
+    joined.set(pre);
+    joined.set(bytes, pre.length);
+    const p = area(joined);
+    const cold = createColdLoader({ program: p, build: built.build });
+    expect(cold.load<unknown>('help').ok).toBe(true);
+    const searching = p.reads;
+    expect(cold.load<unknown>('console').ok).toBe(true);
+    // Second load: the header and the module, no search.
+    expect(p.reads - searching).toBe(2);
+  });
+
+  it('says in one line that there is no stored program (a program run from a file)', () => {
+    for (const program of [noProgram, area(new Uint8Array(0))]) {
+      const m = createColdLoader({ program, build: built.build }).load('help');
+      expect(m).toEqual({ ok: false, error: 'cold code help: no program on flash to read it from (program run from a file?); flash the board again with ./flash.sh' });
+    }
+  });
+
+  it('refuses a stored program without cold code', () => {
+    const other = new TextEncoder().encode('print("another program");\n\0');
+    const m = createColdLoader({ program: area(other), build: built.build }).load('help');
+    expect(m).toEqual({ ok: false, error: 'cold code help: the program on flash carries no cold code; flash the board again with ./flash.sh' });
+  });
+
+  it('refuses cold code of another build', () => {
+    const m = createColdLoader({ program: area(bytes), build: '0badc0de' }).load('help');
+    expect(m).toEqual({ ok: false, error: `cold code help: the program on flash is build ${built.build}, this one is 0badc0de; flash the board again with ./flash.sh` });
+  });
+
+  it('refuses a module whose bytes changed on flash, and still loads the others', () => {
+    const bad = Uint8Array.from(bytes);
+    const c = built.cold.find((x) => x.name === 'console')!;
+    bad[c.offset + 100] = bad[c.offset + 100]! ^ 0x01;
+    const cold = createColdLoader({ program: area(bad), build: built.build });
+    expect(cold.load('console')).toEqual({ ok: false, error: 'cold code console: corrupt on flash (CRC); flash the board again with ./flash.sh' });
+    expect(cold.load<unknown>('help').ok).toBe(true);
+  });
+
+  it('names a module the build does not have', () => {
+    expect(createColdLoader({ program: area(bytes), build: built.build }).load('nope')).toEqual({ ok: false, error: `cold code nope: build ${built.build} has no module nope` });
+  });
+});
+
+describe('the resident program never imports cold code', () => {
+  it('fails the build when the resident entry imports a cold module statically', async () => {
+    mkdirSync('dist/cold-test', { recursive: true });
+    writeFileSync('dist/cold-test/leak.ts', "import { installCommands } from '../../src/console/commands';\nexport const x = installCommands;\n");
+    await expect(buildBundle({ entry: 'dist/cold-test/leak.ts', outfile: 'dist/cold-test/leak.js' })).rejects.toThrow(
+      /cold code imported by the resident program: .*src\/console\/commands\.ts/,
+    );
+  });
+
+  it('keeps every cold-only file out of the real resident program', () => {
+    const resident = built.inputs.map((i) => i.path);
+    expect(resident.filter((p) => /^src\/(cold\/|console\/(commands|cmd-|shared)|config\/(edit|describe|field-help)|service\/reads|agent\/provision)/.test(p))).toEqual([]);
+    // and the stubs that load them are there
+    expect(resident).toContain('src/console/stubs.ts');
+    expect(resident).toContain('src/cold.ts');
+  });
+});
