@@ -1,7 +1,12 @@
-// Samples each sensor on its own period. A run re-arms only after it
-// finished, from the time it actually started, so a blocked event loop
-// (Wi-Fi connect, flash erase) yields one late run, never a catch-up burst.
-// A sensor that throws is reported and skipped for that cycle only.
+// Samples each sensor on its own period. Sensors that share a period share
+// one timer and are read in one pass, so their samples reach the assembler
+// in the same loop turn: a device carrying several of them makes one record
+// per period, however long each read takes (an averaged ADC read sleeps for
+// milliseconds) and however late a busy loop runs the timer. A run re-arms
+// only after it finished, from the time it actually started, so a blocked
+// event loop (Wi-Fi connect, flash erase) yields one late run, never a
+// catch-up burst. A sensor that throws is reported and skipped for that
+// cycle only.
 import type { Filter } from '../filters/index';
 import type { Clock, Log, TimerId, Timers } from '../ports/ports';
 import type { Sensor } from '../sensors/index';
@@ -49,11 +54,12 @@ export function createSampler(o: {
   const ids: (TimerId | undefined)[] = [];
   const st: SamplerStats = { runs: 0, errors: 0, dropped: 0 };
   let running = false;
+  // Sensors that share a period are read by the timer of the first of them,
+  // the period's lead; its callback is made once, not one closure per run.
+  const fire = o.sensors.map((s, i) => (o.sensors.findIndex((x) => x.intervalMs === s.intervalMs) === i ? () => runPeriod(i) : undefined));
 
-  function runOne(i: number): void {
-    const s = o.sensors[i] as SampledSensor;
+  function runOne(s: SampledSensor): void {
     const started = o.clock.uptimeMs();
-    ids[i] = undefined;
     st.runs++;
     st.lastRunMs = started;
     try {
@@ -69,9 +75,15 @@ export function createSampler(o: {
       st.lastError = s.sensor.name + ': ' + String(e);
       o.log.error('sampler: ' + st.lastError);
     }
-    if (!running) return;
-    const spent = o.clock.uptimeMs() - started;
-    ids[i] = o.timers.setTimeout(() => runOne(i), Math.max(0, s.intervalMs - spent));
+  }
+
+  /** One pass over every sensor of the lead's period. */
+  function runPeriod(lead: number): void {
+    const ms = (o.sensors[lead] as SampledSensor).intervalMs;
+    const started = o.clock.uptimeMs();
+    ids[lead] = undefined;
+    for (const s of o.sensors) if (s.intervalMs === ms) runOne(s);
+    if (running) ids[lead] = o.timers.setTimeout(fire[lead] as () => void, Math.max(0, ms - (o.clock.uptimeMs() - started)));
   }
 
   return {
@@ -79,15 +91,15 @@ export function createSampler(o: {
       if (running) return;
       running = true;
       // First samples right away, so a fresh boot shows data within seconds.
-      for (let i = 0; i < o.sensors.length; i++) ids[i] = o.timers.setTimeout(() => runOne(i), 0);
+      for (let i = 0; i < fire.length; i++) {
+        const f = fire[i];
+        if (f) ids[i] = o.timers.setTimeout(f, 0);
+      }
     },
     stop() {
       running = false;
-      for (let i = 0; i < ids.length; i++) {
-        const id = ids[i];
-        if (id !== undefined) o.timers.clearTimeout(id);
-        ids[i] = undefined;
-      }
+      for (const id of ids) if (id !== undefined) o.timers.clearTimeout(id);
+      ids.length = 0;
     },
     peek() {
       const out: SampleEvent[] = [];

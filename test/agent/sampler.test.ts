@@ -74,6 +74,28 @@ describe('sampler', () => {
     expect(a.calls).toEqual([0, 1000, 2000, 32500, 33500, 34500]);
   });
 
+  it('reads sensors that share a period in one pass, on one timer, however long each read takes', () => {
+    const time = createFakeTime();
+    const a = scripted('a', [1], time);
+    const b = scripted('b', [2], time);
+    const c = scripted('c', [3], time);
+    // a's read holds the loop for 30 ms (an averaged ADC read).
+    const slowA: Sensor = { name: 'a', sample: () => { const r = a.sample(); time.jump(30); return r; }, close: () => undefined };
+    const { s, events } = run([{ sensor: slowA, intervalMs: 1000 }, { sensor: c, intervalMs: 5000 }, { sensor: b, intervalMs: 1000 }], time);
+    s.start();
+    expect(time.pending()).toBe(2);
+    time.advanceSync(1990);
+    // Something else holds the loop for 300 ms as they fall due.
+    time.jump(300);
+    time.advanceSync(500);
+    s.stop();
+    expect(a.calls).toEqual([0, 1000, 2290]);
+    expect(b.calls).toEqual([30, 1030, 2320]);
+    // The 5 s sensor has its own timer, after the first pass.
+    expect(c.calls).toEqual([30]);
+    expect(events.map((e) => e.sensor).join('')).toBe('abcabab');
+  });
+
   it('reports a throwing sensor, skips it for that cycle and keeps sampling the others', () => {
     const time = createFakeTime();
     const bad = scripted('bad', [1, new Error('bus timeout'), 3], time);
