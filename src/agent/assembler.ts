@@ -1,8 +1,9 @@
 // Turns sensor samples into one queued record per device write. A Value
 // device writes each sample of its one sensor. JSON and XML devices carry
-// every sensor's latest value: samples arriving within a short window (the
-// same loop pass, usually) are coalesced into one record, so sensors on the
-// same period cost one write, not one each.
+// every sensor's latest value: samples arriving within a short window are
+// coalesced into one record. Sensors on the same period arrive in one loop
+// turn (the sampler reads them in one pass), so they cost one write per
+// period, not one each, whatever the loop's jitter.
 import type { DeviceConfig, Reading } from '../model';
 import type { Clock, Log, TimerId, Timers } from '../ports/ports';
 import { encodeJson, encodeValue, encodeXml } from '../service/encode';
@@ -37,15 +38,27 @@ export function createAssembler(o: {
 }): Assembler {
   // Latest reading per device, in the device's sensor order.
   const latest: (Reading | undefined)[][] = o.devices.map((d) => d.sensors.map(() => undefined));
-  const pending: (TimerId | undefined)[] = o.devices.map(() => undefined);
+  // Devices with samples waiting for the end of the window, and the one
+  // timer that closes it for all of them: no closure or timer per record.
+  const pending: boolean[] = [];
+  let window: TimerId | undefined;
   let failed = 0;
   let lost = 0;
   const spill: OutboxRecord[] = [];
   let retryAt = 0;
   let retryWaitMs = 0;
 
+  function flushPending(): void {
+    window = undefined;
+    for (let di = 0; di < pending.length; di++) {
+      if (pending[di]) {
+        pending[di] = false;
+        flush(di);
+      }
+    }
+  }
+
   function flush(di: number): void {
-    pending[di] = undefined;
     const dev = o.devices[di] as DeviceConfig;
     const group: Reading[] = [];
     for (const r of latest[di] as (Reading | undefined)[]) if (r) group.push(r);
@@ -108,17 +121,17 @@ export function createAssembler(o: {
         r.uptimeMs = e.atMs;
         r.decimals = e.whole ? 0 : undefined;
         if (dev.format === 'Value') flush(di);
-        else if (pending[di] === undefined) pending[di] = o.timers.setTimeout(() => flush(di), COALESCE_MS);
+        else if (!pending[di]) {
+          pending[di] = true;
+          if (window === undefined) window = o.timers.setTimeout(flushPending, COALESCE_MS);
+        }
       }
     },
     stop() {
-      for (let di = 0; di < pending.length; di++) {
-        const id = pending[di];
-        if (id !== undefined) {
-          o.timers.clearTimeout(id);
-          // Samples already taken are not thrown away on an orderly stop.
-          flush(di);
-        }
+      if (window !== undefined) {
+        o.timers.clearTimeout(window);
+        // Samples already taken are not thrown away on an orderly stop.
+        flushPending();
       }
     },
     failed: () => failed + lost,

@@ -1,10 +1,15 @@
 // The assembler's RAM spill against an outbox that refuses records (flash
 // full or worn): records stay in order and counted, and the refusing file
-// system is tried again with a backoff, not on every sample.
+// system is tried again with a backoff, not on every sample. And, with the
+// sampler in front of it: one record per period per device, whatever the
+// loop's jitter.
 import { describe, expect, it } from 'vitest';
 import { createAssembler } from '../../src/agent/assembler';
+import { createSampler } from '../../src/agent/sampler';
 import { createTimeKeeper } from '../../src/agent/time';
+import { createChain } from '../../src/filters/index';
 import type { DeviceConfig } from '../../src/model';
+import type { Sensor } from '../../src/sensors/index';
 import { createMemoryOutbox } from '../../src/queue/memory';
 import type { OutboxRecord } from '../../src/queue/types';
 import { createFakeTime } from '../fakes/time';
@@ -78,5 +83,71 @@ describe('the RAM spill while the outbox refuses', () => {
     const from = s.time.now();
     s.sample(10000);
     expect(s.tries.filter((t) => t >= from).map((t) => t - from)).toEqual([0, 1000, 3000, 7000]);
+  });
+});
+
+/** Seeded PRNG (an LCG): the jitter repeats from run to run. */
+function lcg(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 4294967296;
+}
+
+describe('records per period with the sampler in front', () => {
+  it('one record per period per device with reads of 5 to 40 ms and the loop blocked up to 300 ms', () => {
+    const time = createFakeTime();
+    const rand = lcg(11);
+    const within = (lo: number, hi: number): number => lo + Math.floor(rand() * (hi - lo + 1));
+    // Each read holds the loop: on the board an ADC read sleeps 1 ms, and a
+    // temperature read averages 8 of them.
+    const reading = (name: string): Sensor => ({
+      name,
+      sample() {
+        time.jump(within(5, 40));
+        return { value: 1, unit: name === 'door' ? '' : 'u' };
+      },
+      close: () => undefined,
+    });
+    const devices: DeviceConfig[] = [
+      { name: 'tv', deviceId: 1, devicePin: 1111, format: 'Value', sensors: ['temp'], decimals: 2 },
+      { name: 'tj', deviceId: 2, devicePin: 2222, format: 'JSON', sensors: ['temp', 'soil', 'door'], decimals: 2 },
+      { name: 'tx', deviceId: 3, devicePin: 3333, format: 'XML', sensors: ['temp', 'soil', 'door'], decimals: 2 },
+    ];
+    const queue = createMemoryOutbox({ maxRecords: 10000 });
+    const log = { info: () => undefined, error: () => undefined };
+    const asm = createAssembler({
+      devices, queue, clock: time.clock, timers: time.timers, time: createTimeKeeper({ clock: time.clock }), bootId: 1, log, retryMs: PERIOD_MS,
+    });
+    const sampler = createSampler({
+      sensors: ['temp', 'soil', 'door'].map((n) => ({ sensor: reading(n), filter: createChain([]), intervalMs: PERIOD_MS })),
+      timers: time.timers, clock: time.clock, log, onSample: (e) => asm.onSample(e),
+    });
+    // Something else holds the loop now and then (a request, a flash write),
+    // at moments unrelated to the sampling period.
+    let blocked = 0;
+    const block = (): void => {
+      const ms = within(0, 300);
+      blocked += ms;
+      time.jump(ms);
+      time.timers.setTimeout(block, within(50, 900));
+    };
+    time.timers.setTimeout(block, 7);
+    sampler.start();
+    time.advanceSync(120000);
+    sampler.stop();
+    asm.stop();
+    expect(blocked).toBeGreaterThan(15000);
+    const recs = queue.peek(10000);
+    // The Value device writes every temperature sample: one per period.
+    const periods = recs.filter((r) => r.device === 'tv').length;
+    expect(periods).toBeGreaterThan(100);
+    for (const d of devices) {
+      const mine = recs.filter((r) => r.device === d.name);
+      expect(mine.length, d.name).toBe(periods);
+      // One period apart at least: no record split across two.
+      for (let i = 1; i < mine.length; i++) expect(mine[i]!.uptimeMs - mine[i - 1]!.uptimeMs, d.name).toBeGreaterThanOrEqual(PERIOD_MS - 80);
+    }
+    for (const r of recs.filter((x) => x.device === 'tj')) expect(Object.keys(JSON.parse(r.payload) as object).slice(0, 3)).toEqual(['temp', 'soil', 'door']);
+    for (const r of recs.filter((x) => x.device === 'tx')) expect(r.payload.match(/<(temp|soil|door)/g)).toEqual(['<temp', '<soil', '<door']);
+    expect(sampler.stats().runs).toBe(3 * periods);
   });
 });
