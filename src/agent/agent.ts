@@ -74,7 +74,7 @@ export function createAgent(o: {
   if (!made.ok) return made;
   const client = made.client;
   const time = createTimeKeeper({ clock: p.clock });
-  const link = createLink({ wifi: p.wifi, creds: () => config.wifi, system: p.system, log: p.log, watchdog: p.watchdog, abandoned: () => p.sockets.abandoned() });
+  const link = createLink({ wifi: p.wifi, creds: () => config.wifi, system: p.system, log: p.log, watchdog: p.watchdog, abandoned: () => p.sockets.abandoned(), clock: p.clock });
   let low = Infinity;
   let lastLow = Infinity;
   let liveAt = -Infinity;

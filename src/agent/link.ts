@@ -9,7 +9,10 @@
 // radio is never power-cycled: the driver would close it and free its PCB a
 // second time. The ladder reboots instead.
 // Each step is counted. The outbox is on flash, so a reboot loses nothing.
-import type { Log, System, Watchdog, WifiCredentials, WifiLink } from '../ports/ports';
+// While the link is down it is checked often (LINK_CHECK_MAX_MS) so a node
+// back in range delivers within seconds; the costly steps (radio reset,
+// reboot) go by time, at most one per LADDER.stepMs, not by that count.
+import type { Clock, Log, System, Watchdog, WifiCredentials, WifiLink } from '../ports/ports';
 
 export interface LinkStats {
   up: boolean;
@@ -33,8 +36,26 @@ export interface Link {
   stats(): LinkStats;
 }
 
-/** Consecutive failures before each step. */
-export const LADDER = { check: 2, resetAfterFailedJoins: 3, rebootAfterResets: 3 };
+/**
+ * Consecutive failures before each step, and the least time between two
+ * radio resets, or a reset and a reboot, in one boot: checking every few
+ * seconds must not reset the radio or reboot more often than the growing
+ * backoff did (an hour away: 6 resets and 1 reboot, before 8 and 2), and a
+ * boot must outlive the 2 min after which it counts as healthy, or an outage
+ * would add up to safe mode.
+ */
+export const LADDER = { check: 2, resetAfterFailedJoins: 3, rebootAfterResets: 3, stepMs: 600000 };
+
+/**
+ * The longest wait between two link checks while the link is down (the
+ * uplink waits, with jitter, between half of it and all of it). A node back
+ * in range is delivering within this plus one join (about 3 s), 13 s at most.
+ * The price is radio time while the access point is away: each check is one
+ * scan (one to two seconds of radio at full current, blocking Kaluma's loop),
+ * 360 to 720 scans an hour of outage instead of the 12 to 24 the backoff
+ * capped at 5 min made.
+ */
+export const LINK_CHECK_MAX_MS = 10000;
 
 export function createLink(o: {
   wifi: WifiLink;
@@ -44,12 +65,15 @@ export function createLink(o: {
   watchdog?: Watchdog;
   /** Connections the socket port abandoned (SocketFactory.abandoned). */
   abandoned?: () => number;
+  /** Spaces resets and reboots LADDER.stepMs apart; without it they go by count alone. */
+  clock?: Clock;
 }): Link {
   const st: LinkStats = { up: false, checks: 0, associations: 0, notVisible: 0, resets: 0, reboots: 0, lastStep: 'none' };
   let failures = 0;
   let failedJoins = 0;
   let resetsInRow = 0;
   let asleep = false;
+  let stepAt = -Infinity;
 
   async function join(): Promise<boolean> {
     const c = o.creds();
@@ -83,7 +107,10 @@ export function createLink(o: {
     st.checks++;
     if (await o.wifi.isUp()) return (st.up = true);
     st.up = false;
-    if (failedJoins >= LADDER.resetAfterFailedJoins) {
+    // Without a clock, now is NaN and nothing is spaced.
+    const now = o.clock ? o.clock.uptimeMs() : NaN;
+    if (failedJoins >= LADDER.resetAfterFailedJoins && !(now - stepAt < LADDER.stepMs)) {
+      stepAt = now;
       const stale = o.abandoned ? o.abandoned() : 0;
       if (resetsInRow >= LADDER.rebootAfterResets || stale > 0) {
         st.reboots++;

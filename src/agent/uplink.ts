@@ -6,6 +6,7 @@
 import type { DeviceConfig } from '../model';
 import type { Clock, Log, TimerId, Timers } from '../ports/ports';
 import type { DeviceRef } from '../service/client';
+import { LINK_CHECK_MAX_MS } from './link';
 import type { Link } from './link';
 import type { Outbox as Queue, OutboxRecord as QueueRecord } from '../queue/types';
 import { stampPayload } from './stamp';
@@ -152,7 +153,7 @@ export function createUplink(o: {
     }
     if (!(await o.link.ensureUp())) {
       st.lastError = 'Wi-Fi link down: ' + o.link.stats().lastStep;
-      return later(backoffMs(++attempt, o.backoff.baseMs, o.backoff.capMs, random));
+      return later(backoffMs(++attempt, o.backoff.baseMs, Math.min(o.backoff.capMs, LINK_CHECK_MAX_MS), random));
     }
     const recs = pickBatch(heads.slice(0, batchSize(dev)), dev);
     const droppedBefore = o.queue.stats().dropped;
