@@ -16,6 +16,7 @@ import { allocPerOp, getGc } from './bench/alloc';
 import { API_KEY, BASE, READING_TEXT, REPLY_BYTES, VALUE_TEXT, bodyFor, idleTimers, measureWire } from './bench/wire';
 import { timerIdRate } from './bench/timer-ids';
 import { engineHeap } from './bench/engine-heap';
+import { records } from './bench/records';
 
 /** Heap bytes per byte of minified bundle, measured on the device's engine build. */
 const HEAP_PER_BUNDLE_BYTE = 1.37;
@@ -276,7 +277,7 @@ async function timerIds(): Promise<Row[]> {
 
 async function main(): Promise<void> {
   const t0 = Date.now();
-  const rows: Row[] = [...(await bundle()), ...(await wire()), ...(await batching()), ...(await cycle()), ...(await day()), ...(await timerIds()), ...(await engineHeap())];
+  const rows: Row[] = [...(await bundle()), ...(await wire()), ...(await batching()), ...(await cycle()), ...(await day()), ...(await timerIds()), ...(await engineHeap()), ...(await records())];
   console.log(`Benchmark of ${new Date().toISOString().replace('T', ' ').slice(0, 16)} UTC (${process.platform} ${process.arch}, Node ${process.version})\n`);
   printTable(['§', 'measure', 'result', 'basis and assumptions'], rows);
   console.log(`\n(${((Date.now() - t0) / 1000).toFixed(1)} s wall time)`);
