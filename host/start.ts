@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { provisionDevice } from '../src/agent/provision';
 import { createColdLoader } from '../src/cold';
 import { exposeCommands } from '../src/console/stubs';
+import { SHARED } from '../src/shared';
 import { createConfigStore } from '../src/config/store';
 import type { AgentConfig } from '../src/config/types';
 import { validateConfig } from '../src/config/validate';
@@ -124,7 +125,7 @@ async function main(): Promise<void> {
   const programFile = join(a.data, 'program.js');
   const built = await buildBundle({ outfile: programFile });
   const hp = createHostPlatform({ dataDir: simDir, ssid: SSID, print: (l) => console.log(`${clock()}  ${l}`), program: createFileProgram(programFile) });
-  const cold = createColdLoader({ program: hp.program, build: built.build });
+  const cold = createColdLoader({ program: hp.program, build: built.build, shared: SHARED });
   const store = createConfigStore({ files: hp.files });
   const saved = existsSync(join(simDir, 'files', 'config.json')) ? store.load() : undefined;
   if (saved && !saved.errors.length && saved.source === 'file') {

@@ -5,7 +5,8 @@ import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { COLD_HEAD_MAX } from '../src/cold';
-import { dirname } from 'node:path';
+import { SHARED } from '../src/shared';
+import { dirname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 export const KALUMA_MODULES = [
@@ -72,6 +73,7 @@ export const COLD_ONLY = [
   'src/config/describe.ts',
   'src/config/field-help.ts',
   'src/service/reads.ts',
+  'src/service/parse-reads.ts',
   'src/agent/provision.ts',
 ];
 const COLD_MARK = '/*PDA-COLD ';
@@ -98,16 +100,49 @@ function inputsOf(meta: Metafile): { path: string; bytes: number }[] {
   return out ? Object.entries(out.inputs).map(([path, v]) => ({ path, bytes: v.bytesInOutput })).sort((a, b) => b.bytes - a.bytes) : [];
 }
 
+/** The name a cold module's code reads the resident program's shared modules under (src/shared.ts). */
+const SHARED_PARAM = '__shared';
+
+/** The names a module exports as values (types need nothing at run time). */
+function valueExports(path: string): string[] {
+  const src = readFileSync(path, 'utf8');
+  const names = [...src.matchAll(/^export (?:async )?(?:function\*?|const|let|var|class) ([\w$]+)/gm)].map((m) => m[1] as string);
+  if (/^export \{|^export \* |^export default/m.test(src)) throw new Error(`${path}: a shared module may export only declarations`);
+  return names;
+}
+
+/**
+ * In a cold module, an import of a module the resident program shares
+ * (src/shared.ts) reads the resident's copy instead of bundling another.
+ */
+function fromResident(): Plugin {
+  return {
+    name: 'from-resident',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
+        const key = relative(join(process.cwd(), 'src'), args.path).split(sep).join('/').replace(/\.ts$/, '');
+        if (!(key in SHARED)) return undefined;
+        const names = valueExports(args.path);
+        return {
+          contents: `const m = ${SHARED_PARAM}[${JSON.stringify(key)}];\n` + names.map((n) => `export const ${n} = m.${n};`).join('\n'),
+          loader: 'js',
+        };
+      });
+    },
+  };
+}
+
 /** One cold module: the source of a function expression returning the module's exports. */
 async function buildColdModule(board: string, file: string): Promise<{ text: string; inputs: { path: string; bytes: number }[] }> {
   // ESM output, wrapped by hand: a function whose body is the module and
   // whose result is its default export (the bundler's own IIFE form would
   // add an exports object and its helpers).
-  const r = await build({ ...common(board), format: 'esm', entryPoints: [file], outfile: 'cold.js' });
+  const options = common(board);
+  const r = await build({ ...options, format: 'esm', entryPoints: [file], outfile: 'cold.js', plugins: [fromResident(), ...(options.plugins ?? [])] });
   const raw = r.outputFiles?.[0]?.text ?? '';
   const m = /^([\s\S]*)export\{([\w$]+) as default\};\n$/.exec(raw);
   if (!m?.[1] || !m[2] || /^import\b|[;}]import\b/.test(m[1])) throw new Error(`${file}: a cold module must have one default export and import no runtime module`);
-  const text = `(function(){${m[1]}return ${m[2]}})`;
+  const text = `(function(${SHARED_PARAM}){${m[1]}return ${m[2]}})`;
   // The section is one block comment: a '*/' inside would end it early.
   if (text.includes('*/')) throw new Error(`${file}: its code contains '*/', which would end the cold section early; reword it`);
   if (/[^\x20-\x7e\n\t]/.test(text)) throw new Error(`${file}: cold code must be printable ASCII`);
@@ -121,7 +156,14 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
 
   const names = readdirSync(COLD_DIR).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
   const built = await Promise.all(names.map((n) => buildColdModule(board, `${COLD_DIR}/${n}.ts`)));
-  const buildId = createHash('sha256').update(built.map((b) => b.text).join('\n')).digest('hex').slice(0, 8);
+  // The id covers both halves: a change to either makes the other refuse it.
+  // The resident program holds the id, so it is hashed with a stand-in id.
+  const entry = o.entry ?? 'src/main.ts';
+  const draft = await build({ ...common(board), entryPoints: [entry], define: { __BUILD__: '"00000000"' }, outfile });
+  const buildId = createHash('sha256')
+    .update(built.map((b) => b.text).join('\n') + '\n' + (draft.outputFiles?.[0]?.text ?? ''))
+    .digest('hex')
+    .slice(0, 8);
   // Offsets count from the artifact's first byte, so they depend on the
   // header's own length: settle it by trying until it stays the same.
   let head = '';
@@ -140,7 +182,7 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   if (head.length > COLD_HEAD_MAX) throw new Error(`cold section header is ${head.length} bytes, over the loader's ${COLD_HEAD_MAX}: fewer modules`);
   const section = head + built.map((b) => b.text + '\n').join('') + '*/\n';
 
-  const r = await build({ ...common(board), entryPoints: [o.entry ?? 'src/main.ts'], define: { __BUILD__: JSON.stringify(buildId) }, outfile });
+  const r = await build({ ...common(board), entryPoints: [entry], define: { __BUILD__: JSON.stringify(buildId) }, outfile });
   const resident = r.outputFiles?.[0]?.text ?? '';
   const leaked = inputsOf(r.metafile as Metafile).filter((i) => COLD_ONLY.some((c) => i.path.startsWith(c)));
   if (leaked.length) throw new Error(`cold code imported by the resident program: ${leaked.map((i) => i.path).join(', ')}; reach it through the cold loader (src/cold.ts) instead`);

@@ -11,12 +11,14 @@
 // so it costs no heap. A command reads its module back from the program
 // area, checks it, evaluates it, runs, and drops every reference, so the
 // module's bytecode is freed again. A module is the source of a function
-// expression that returns the module's default export when called.
+// expression that returns the module's default export when called with the
+// resident modules it shares (src/shared.ts).
 //
 // Nothing in sampling or delivery depends on this: a missing, corrupt or
 // foreign module only makes the command that needs it say so.
 import type { ProgramStore } from './ports/ports';
 import { crc32 } from './queue/crc32';
+import type { Shared } from './shared';
 import { decodeUtf8 } from './utf8';
 
 export const COLD_MARK = '/*PDA-COLD ';
@@ -36,8 +38,11 @@ const REFLASH = '; flash the board again with ./flash.sh';
 const SEARCH_MAX = 65536;
 const WINDOW = 512;
 
-/** `build` is this program's build id; only cold code of the same build is run. */
-export function createColdLoader(o: { program: ProgramStore; build: string }): ColdLoader {
+/**
+ * `build` is this program's build id; only cold code of the same build is
+ * run. `shared`: the resident modules cold code uses (src/shared.ts).
+ */
+export function createColdLoader(o: { program: ProgramStore; build: string; shared: Shared }): ColdLoader {
   const mark: number[] = [];
   for (let i = 0; i < COLD_MARK.length; i++) mark.push(COLD_MARK.charCodeAt(i));
   let base = -1;
@@ -75,19 +80,22 @@ export function createColdLoader(o: { program: ProgramStore; build: string }): C
     return { ok: false, error: 'build ' + o.build + ' has no module ' + name };
   }
 
+  /**
+   * The module's source, once its CRC holds. A function of its own so the
+   * bytes read are garbage before the source is evaluated: only the text and
+   * then its bytecode are on the heap at once, never the bytes as well.
+   */
+  function text(at: number[]): string | undefined {
+    const bytes = o.program.read(at[0] as number, at[1] as number);
+    return bytes && crc32(bytes, 0, bytes.length) === at[2] ? decodeUtf8(bytes) : undefined;
+  }
+
   return {
     load<T>(name: string): ColdResult<T> {
       const at = find(name);
       if (!at.ok) return { ok: false, error: 'cold code ' + name + ': ' + at.error };
-      const offset = at.value[0] as number;
-      const length = at.value[1] as number;
-      let src: string | undefined;
-      {
-        const bytes = o.program.read(offset, length);
-        if (!bytes || crc32(bytes, 0, length) !== at.value[2]) return { ok: false, error: 'cold code ' + name + ': corrupt on flash (CRC)' + REFLASH };
-        src = decodeUtf8(bytes);
-      }
-      if (src === undefined) return { ok: false, error: 'cold code ' + name + ': corrupt on flash (not UTF-8)' + REFLASH };
+      let src = text(at.value);
+      if (src === undefined) return { ok: false, error: 'cold code ' + name + ': corrupt on flash (CRC)' + REFLASH };
       let make: unknown;
       try {
         // Indirect eval: global scope, nothing of this closure visible to it.
@@ -98,7 +106,7 @@ export function createColdLoader(o: { program: ProgramStore; build: string }): C
       // The source goes before the module runs; only its bytecode stays.
       src = undefined;
       if (typeof make !== 'function') return { ok: false, error: 'cold code ' + name + ': not a module' + REFLASH };
-      return { ok: true, value: (make as () => T)() };
+      return { ok: true, value: (make as (s: Shared) => T)(o.shared) };
     },
   };
 }

@@ -6,13 +6,14 @@ import { createColdLoader } from './cold';
 import { exposeCommands } from './console/stubs';
 import { createKalumaPlatform } from './ports/kaluma/index';
 import { boot } from './runtime';
+import { SHARED } from './shared';
 
 /** This build's id, set by scripts/build.ts; cold code of another build is refused. */
 declare const __BUILD__: string;
 
 try {
   const p = createKalumaPlatform();
-  exposeCommands(boot(p), createColdLoader({ program: p.program, build: __BUILD__ }));
+  exposeCommands(boot(p), createColdLoader({ program: p.program, build: __BUILD__, shared: SHARED }));
 } catch (e) {
   console.error('boot failed: ' + String(e) + '; the console is still up');
 }

@@ -1,4 +1,5 @@
-// The everyday commands: state, configuration, restarts.
+// The everyday commands: the agent's state and restarts (cold module
+// 'state'), and the configuration with its editor (cold module 'config').
 import { describeConfig } from '../config/describe';
 import { mask } from '../config/schema';
 import { VERSION } from '../runtime';
@@ -13,7 +14,7 @@ function ago(ms: number): string {
   return Math.floor(m / 60) + ' h ' + (m % 60) + ' min';
 }
 
-export function configCommands(c: Ctx): Commands {
+export function stateCommands(c: Ctx): Commands {
   const rt = c.rt;
   const p = rt.p;
   const out = c.out;
@@ -48,25 +49,6 @@ export function configCommands(c: Ctx): Commands {
       if (rt.consoleError) out('console   last error: ' + rt.consoleError);
     },
 
-    config() {
-      for (const l of describeConfig(rt.config())) out(l);
-      if (rt.dirty()) out('(unsaved changes: type save() to apply them, discard() to drop them)');
-    },
-
-    set(key: unknown, value: unknown) {
-      if (typeof key !== 'string') return fail("set: the key must be a string, e.g. set('wifi.ssid', 'net')");
-      const e = edit(rt, (ed) => ed.set(key, value));
-      if (e) return fail(e);
-      out(key + ' set; save() to apply');
-    },
-
-    unset(key: unknown) {
-      if (typeof key !== 'string') return fail("unset: the key must be a string, e.g. unset('sensor.temp')");
-      const e = edit(rt, (ed) => ed.unset(key));
-      if (e) return fail(e);
-      out(key + ' unset; save() to apply');
-    },
-
     save() {
       if (!rt.dirty()) return out('nothing to save');
       const e = rt.apply(rt.pending());
@@ -77,22 +59,6 @@ export function configCommands(c: Ctx): Commands {
     discard() {
       rt.discard();
       out('unsaved changes dropped');
-    },
-
-    importWifi() {
-      // The only read of Kaluma's storage: on the board each one overruns
-      // the C heap, so it happens when a person asks, never unattended.
-      const ssid = p.kv.get('WIFI_SSID');
-      if (!ssid) return fail('importWifi: no WIFI_SSID in storage; nothing changed');
-      const pw = p.kv.get('WIFI_PASSWORD') || '';
-      const e = edit(rt, (ed) => {
-        const was = ed.pending().wifi.ssid;
-        const bad = ed.set('wifi.ssid', ssid) || ed.set('wifi.password', pw);
-        if (bad) ed.set('wifi.ssid', was);
-        return bad;
-      });
-      if (e) return fail('importWifi: ' + e + '; nothing changed');
-      out('wifi.ssid = ' + ssid + ', wifi.password = ' + mask(pw) + '; save() to apply');
     },
 
     sensors() {
@@ -117,6 +83,49 @@ export function configCommands(c: Ctx): Commands {
       out('rebooting');
       rt.stop();
       p.system.reboot();
+    },
+  };
+}
+
+export function configCommands(c: Ctx): Commands {
+  const rt = c.rt;
+  const p = rt.p;
+  const out = c.out;
+  const fail = c.fail;
+  return {
+    config() {
+      for (const l of describeConfig(rt.config())) out(l);
+      if (rt.dirty()) out('(unsaved changes: type save() to apply them, discard() to drop them)');
+    },
+
+    set(key: unknown, value: unknown) {
+      if (typeof key !== 'string') return fail("set: the key must be a string, e.g. set('wifi.ssid', 'net')");
+      const e = edit(rt, (ed) => ed.set(key, value));
+      if (e) return fail(e);
+      out(key + ' set; save() to apply');
+    },
+
+    unset(key: unknown) {
+      if (typeof key !== 'string') return fail("unset: the key must be a string, e.g. unset('sensor.temp')");
+      const e = edit(rt, (ed) => ed.unset(key));
+      if (e) return fail(e);
+      out(key + ' unset; save() to apply');
+    },
+
+    importWifi() {
+      // The only read of Kaluma's storage: on the board each one overruns
+      // the C heap, so it happens when a person asks, never unattended.
+      const ssid = p.kv.get('WIFI_SSID');
+      if (!ssid) return fail('importWifi: no WIFI_SSID in storage; nothing changed');
+      const pw = p.kv.get('WIFI_PASSWORD') || '';
+      const e = edit(rt, (ed) => {
+        const was = ed.pending().wifi.ssid;
+        const bad = ed.set('wifi.ssid', ssid) || ed.set('wifi.password', pw);
+        if (bad) ed.set('wifi.ssid', was);
+        return bad;
+      });
+      if (e) return fail('importWifi: ' + e + '; nothing changed');
+      out('wifi.ssid = ' + ssid + ', wifi.password = ' + mask(pw) + '; save() to apply');
     },
   };
 }

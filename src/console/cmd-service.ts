@@ -1,5 +1,6 @@
 // Commands that talk to the service beyond the agent's writes: one reading
-// end to end with its read-back, and provisioning a key and a device.
+// end to end with its read-back (cold module 'test'), and provisioning a key
+// and a device (cold module 'provision').
 import { provisionDevice } from '../agent/provision';
 import type { DataFormat } from '../model';
 import { DATA_FORMATS } from '../model';
@@ -8,7 +9,7 @@ import { withReads } from '../service/reads';
 import type { Commands, Ctx } from './shared';
 import { edit } from './shared';
 
-export function serviceCommands(c: Ctx): Commands {
+export function testCommands(c: Ctx): Commands {
   const rt = c.rt;
   const out = c.out;
   const fail = c.fail;
@@ -39,7 +40,14 @@ export function serviceCommands(c: Ctx): Commands {
         });
       });
     },
+  };
+}
 
+export function provisionCommands(c: Ctx): Commands {
+  const rt = c.rt;
+  const out = c.out;
+  const fail = c.fail;
+  return {
     provision(email: unknown, password: unknown, deviceName: unknown, format: unknown) {
       if (typeof email !== 'string' || email.indexOf('@') < 1) return fail('provision: email must be an address like me@example.com');
       if (typeof password !== 'string' || !password) return fail('provision: password must be a non-empty string');

@@ -9,19 +9,19 @@ import type { ColdCommands } from './run';
 /** Command name -> the cold module it lives in. */
 export const COMMAND_MODULES: Record<string, string> = {
   help: 'help',
-  status: 'console',
-  config: 'console',
-  set: 'console',
-  unset: 'console',
-  save: 'console',
-  discard: 'console',
-  importWifi: 'console',
-  sensors: 'console',
-  resume: 'console',
-  maintenance: 'console',
-  reboot: 'console',
-  test: 'service',
-  provision: 'service',
+  status: 'state',
+  config: 'config',
+  set: 'config',
+  unset: 'config',
+  save: 'state',
+  discard: 'state',
+  importWifi: 'config',
+  sensors: 'state',
+  resume: 'state',
+  maintenance: 'state',
+  reboot: 'state',
+  test: 'test',
+  provision: 'provision',
 };
 
 export function exposeCommands(rt: Runtime, cold: ColdLoader): void {

@@ -8,7 +8,7 @@ import type { Log } from '../ports/ports';
 import type { DeviceRef, Outcome, ServiceClient } from './client';
 import { createServiceClient, devProblem, devSegments, guarded } from './client';
 import type { Found } from './parse';
-import { parseApiKey, parseDeviceCreated, parseJsonRead, parseValueRead, parseXmlRead } from './parse';
+import { parseApiKey, parseDeviceCreated, parseJsonRead, parseValueRead, parseXmlRead } from './parse-reads';
 
 export interface ServiceOps extends ServiceClient {
   readValue(dev: DeviceRef): Promise<Outcome<string>>;

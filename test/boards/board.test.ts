@@ -119,7 +119,7 @@ describe('per-board limits', () => {
   it('heap, watchdog and bundle budget', () => {
     expect([pw.heapBytes, p2.heapBytes]).toEqual([184312, 393208]);
     expect([pw.watchdogMaxMs, p2.watchdogMaxMs]).toEqual([8388, 16777]);
-    expect([pw.bundleBudgetBytes, p2.bundleBudgetBytes]).toEqual([131072, 262144]);
+    expect([pw.bundleBudgetBytes, p2.bundleBudgetBytes]).toEqual([196608, 262144]);
     expect([pw.residentBudgetBytes, p2.residentBudgetBytes]).toEqual([63488, 163840]);
     expect([pw.mcu, p2.mcu]).toEqual(['RP2040', 'RP2350A']);
   });

@@ -210,9 +210,9 @@ describe('the device bundle with its cold code missing, corrupt or from another 
   const otherBuild = (): Uint8Array => new TextEncoder().encode(bundle.replace(/^\/\*PDA-COLD [0-9a-f]{8}/, '/*PDA-COLD 0badc0de'));
 
   it.each<[string, () => Uint8Array | undefined, RegExp]>([
-    ['run from a file, nothing stored', () => undefined, /^status\(\): cold code console: no program on flash to read it from \(program run from a file\?\); flash the board again with \.\/flash\.sh$/],
-    ['a module corrupt on flash', () => corrupt('console'), /^status\(\): cold code console: corrupt on flash \(CRC\); flash the board again with \.\/flash\.sh$/],
-    ['another build on flash', otherBuild, /^status\(\): cold code console: the program on flash is build 0badc0de, this one is [0-9a-f]{8}; flash the board again with \.\/flash\.sh$/],
+    ['run from a file, nothing stored', () => undefined, /^status\(\): cold code state: no program on flash to read it from \(program run from a file\?\); flash the board again with \.\/flash\.sh$/],
+    ['a module corrupt on flash', () => corrupt('state'), /^status\(\): cold code state: corrupt on flash \(CRC\); flash the board again with \.\/flash\.sh$/],
+    ['another build on flash', otherBuild, /^status\(\): cold code state: the program on flash is build 0badc0de, this one is [0-9a-f]{8}; flash the board again with \.\/flash\.sh$/],
   ])('%s: a command says so in one line, and the agent samples and delivers as before', async (_, program, said) => {
     const k = createKalumaSim({ files: configured(), program: program() });
     k.run(bundle);
@@ -226,11 +226,11 @@ describe('the device bundle with its cold code missing, corrupt or from another 
   });
 
   it('a corrupt module stops only the commands in it: help() comes from another module', () => {
-    const k = createKalumaSim({ program: corrupt('console') });
+    const k = createKalumaSim({ program: corrupt('config') });
     k.run(bundle);
     k.run('help()');
     expect(k.out.some((l) => l.startsWith('status()'))).toBe(true);
     k.run("set('wifi.ssid', 'x')");
-    expect(k.errors).toEqual([expect.stringMatching(/^set\(\): cold code console: corrupt on flash/)]);
+    expect(k.errors).toEqual([expect.stringMatching(/^set\(\): cold code config: corrupt on flash/)]);
   });
 });

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, type BuildResult } from '../../scripts/build';
 import { createFileProgram, noProgram } from '../../host/ports/program';
 import { createColdLoader } from '../../src/cold';
+import { SHARED } from '../../src/shared';
 import type { ProgramStore } from '../../src/ports/ports';
 
 let built: BuildResult;
@@ -31,7 +32,7 @@ function area(b: Uint8Array): ProgramStore & { reads: number } {
 
 describe('cold code loader', () => {
   it('puts every module of src/cold/ in the artifact, in front of the resident program', () => {
-    expect(built.cold.map((c) => c.name)).toEqual(['console', 'help', 'service']);
+    expect(built.cold.map((c) => c.name)).toEqual(['config', 'help', 'provision', 'state', 'test']);
     const text = new TextDecoder().decode(bytes);
     expect(text.startsWith('/*PDA-COLD ' + built.build + ' ')).toBe(true);
     // The comment ends once, where the resident program begins.
@@ -39,7 +40,7 @@ describe('cold code loader', () => {
   });
 
   it('loads each module from the stored program and hands back its command runner', () => {
-    const cold = createColdLoader({ program: area(bytes), build: built.build });
+    const cold = createColdLoader({ program: area(bytes), build: built.build, shared: SHARED });
     for (const c of built.cold) {
       const m = cold.load<unknown>(c.name);
       expect(m.ok ? typeof m.value : m.error).toBe('function');
@@ -47,7 +48,7 @@ describe('cold code loader', () => {
   });
 
   it('reads the same bytes through the host port that npm start uses', () => {
-    const cold = createColdLoader({ program: createFileProgram(built.outfile), build: built.build });
+    const cold = createColdLoader({ program: createFileProgram(built.outfile), build: built.build, shared: SHARED });
     const m = cold.load<unknown>('help');
     expect(m.ok).toBe(true);
   });
@@ -58,43 +59,43 @@ describe('cold code loader', () => {
     joined.set(pre);
     joined.set(bytes, pre.length);
     const p = area(joined);
-    const cold = createColdLoader({ program: p, build: built.build });
+    const cold = createColdLoader({ program: p, build: built.build, shared: SHARED });
     expect(cold.load<unknown>('help').ok).toBe(true);
     const searching = p.reads;
-    expect(cold.load<unknown>('console').ok).toBe(true);
+    expect(cold.load<unknown>('state').ok).toBe(true);
     // Second load: the header and the module, no search.
     expect(p.reads - searching).toBe(2);
   });
 
   it('says in one line that there is no stored program (a program run from a file)', () => {
     for (const program of [noProgram, area(new Uint8Array(0))]) {
-      const m = createColdLoader({ program, build: built.build }).load('help');
+      const m = createColdLoader({ program, build: built.build, shared: SHARED }).load('help');
       expect(m).toEqual({ ok: false, error: 'cold code help: no program on flash to read it from (program run from a file?); flash the board again with ./flash.sh' });
     }
   });
 
   it('refuses a stored program without cold code', () => {
     const other = new TextEncoder().encode('print("another program");\n\0');
-    const m = createColdLoader({ program: area(other), build: built.build }).load('help');
+    const m = createColdLoader({ program: area(other), build: built.build, shared: SHARED }).load('help');
     expect(m).toEqual({ ok: false, error: 'cold code help: the program on flash carries no cold code; flash the board again with ./flash.sh' });
   });
 
   it('refuses cold code of another build', () => {
-    const m = createColdLoader({ program: area(bytes), build: '0badc0de' }).load('help');
+    const m = createColdLoader({ program: area(bytes), build: '0badc0de', shared: SHARED }).load('help');
     expect(m).toEqual({ ok: false, error: `cold code help: the program on flash is build ${built.build}, this one is 0badc0de; flash the board again with ./flash.sh` });
   });
 
   it('refuses a module whose bytes changed on flash, and still loads the others', () => {
     const bad = Uint8Array.from(bytes);
-    const c = built.cold.find((x) => x.name === 'console')!;
+    const c = built.cold.find((x) => x.name === 'config')!;
     bad[c.offset + 100] = bad[c.offset + 100]! ^ 0x01;
-    const cold = createColdLoader({ program: area(bad), build: built.build });
-    expect(cold.load('console')).toEqual({ ok: false, error: 'cold code console: corrupt on flash (CRC); flash the board again with ./flash.sh' });
+    const cold = createColdLoader({ program: area(bad), build: built.build, shared: SHARED });
+    expect(cold.load('config')).toEqual({ ok: false, error: 'cold code config: corrupt on flash (CRC); flash the board again with ./flash.sh' });
     expect(cold.load<unknown>('help').ok).toBe(true);
   });
 
   it('names a module the build does not have', () => {
-    expect(createColdLoader({ program: area(bytes), build: built.build }).load('nope')).toEqual({ ok: false, error: `cold code nope: build ${built.build} has no module nope` });
+    expect(createColdLoader({ program: area(bytes), build: built.build, shared: SHARED }).load('nope')).toEqual({ ok: false, error: `cold code nope: build ${built.build} has no module nope` });
   });
 });
 

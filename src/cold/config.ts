@@ -1,4 +1,5 @@
-// Cold module 'console': status(), config(), set(), save() and the rest.
+// Cold module 'config': config(), set(), unset(), importWifi(): the editor
+// and the whole validation of a change.
 import { configCommands } from '../console/cmd-config';
 import { run } from '../console/run';
 
