@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Flash the agent onto a Pico W / Pico 2 W that already runs the Kaluma firmware:
 # build the bundle, check it fits the board's budget, find the USB serial port,
-# optionally copy a config file to /config.json, then write the program.
-# See docs/flashing.md.
+# then (scripts/flash/board.ts) bring the board to a maintenance boot, copy a
+# config file to /config.json if given, write the program, verify both and
+# start it. See docs/flashing.md.
 set -euo pipefail
 
 readonly BOARDS=(pico-w pico2-w)
@@ -12,26 +13,27 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 readonly ROOT
 
 # Test and tuning hooks (documented in --help).
-KALUMA=${KALUMA_BIN:-node_modules/.bin/kaluma}
 BUNDLE=${FLASH_BUNDLE:-dist/agent.js}
-BINDING=${FLASH_SERIAL_BINDING:-node_modules/@serialport/bindings/build/Release/bindings.node}
 SYS_ROOT=${FLASH_SYS_ROOT:-}
 OS_NAME=${FLASH_OS:-$(uname -s)}
-KALUMA_TIMEOUT=${FLASH_KALUMA_TIMEOUT:-120}
+readonly SERIAL_HELPER=scripts/flash/board.ts
+readonly TSX=node_modules/.bin/tsx
 
 board=pico-w
 port=
 config=
 dry_run=false
-tmp_dir=
 
 usage() {
   cat <<EOF
 Usage: ./flash.sh [--board pico-w|pico2-w] [--port PORT] [--config FILE.json] [--dry-run] [--help]
 
 Builds the agent for the board, checks the bundle against the board's
-bundleBudgetBytes, finds the board's USB serial port, copies FILE.json to
-/config.json on the board (if given) and writes the program, which then starts.
+bundleBudgetBytes, finds the board's USB serial port, and then talks to the
+board's REPL: if the agent runs, maintenance() reboots it without agent and
+watchdog; FILE.json (if given) goes to /config.json (written to a temporary
+name, read back, renamed); the program is written with .flash -w, its size
+checked with .flash -s, and started; the agent's boot line tells the mode.
 The board must already run the Kaluma firmware and be plugged in normally
 (not in BOOTSEL mode).
 
@@ -40,19 +42,21 @@ Options:
   --port PORT      serial port, e.g. /dev/ttyACM0 or /dev/cu.usbmodem1101;
                    found automatically when exactly one board is plugged in
   --config FILE    JSON file copied to /config.json before the program is written
-  --dry-run        build and check everything, print the kaluma commands, but
-                   do not open a port or run kaluma
+  --dry-run        build and check everything, print the steps, but do not
+                   open a port
   -h, --help       show this help
 
 Environment:
-  KALUMA_BIN            kaluma executable (default node_modules/.bin/kaluma)
   FLASH_BUILD_CMD       build command; "--board NAME" is appended
                         (default: npx tsx scripts/build.ts)
   FLASH_BUNDLE          bundle the build writes (default dist/agent.js)
-  FLASH_SERIAL_BINDING  serialport native binding to check for
   FLASH_SYS_ROOT        prefix for /sys and /dev when looking for boards
   FLASH_OS              override uname -s (Linux, Darwin)
-  FLASH_KALUMA_TIMEOUT  seconds before a silent board is given up on (default 120)
+  FLASH_ANSWER_TIMEOUT  seconds for the board's first answer (default 40: a
+                        running agent can be blocked in a 30 s Wi-Fi join)
+  FLASH_REBOOT_TIMEOUT  seconds for the maintenance reboot (default 30)
+  FLASH_STEP_TIMEOUT    seconds for any other answer (default 15)
+  FLASH_ERASE_TIMEOUT   seconds for erasing the program area (default 60)
 EOF
 }
 
@@ -68,11 +72,6 @@ usage_error() {
   printf 'flash: error: %s (see ./flash.sh --help)\n' "$*" >&2
   exit 2
 }
-
-cleanup() {
-  if [[ -n $tmp_dir ]]; then rm -rf -- "$tmp_dir"; fi
-}
-trap cleanup EXIT
 
 # Print a command the way a user could paste it into a shell.
 show_cmd() {
@@ -135,7 +134,10 @@ check_config() {
     catch (e) { console.log("is not valid JSON (" + e.message + ")"); process.exit(1); }
     if (v === null || typeof v !== "object" || Array.isArray(v)) {
       console.log("must hold a JSON object"); process.exit(1);
-    }' "$config" 2>&1); then
+    }
+    const size = fs.statSync(process.argv[1]).size;
+    // It travels as REPL lines and is decoded in the board'"'"'s 180 KB heap.
+    if (size > 16384) { console.log("is " + size + " bytes, over the 16384 the board takes"); process.exit(1); }' "$config" 2>&1); then
     die "config file '$config' $problem: fix it and retry"
   fi
   say "config: $config is valid JSON"
@@ -143,7 +145,7 @@ check_config() {
 
 check_tools() {
   command -v node >/dev/null 2>&1 || die "node not found: install Node.js 20 or newer"
-  [[ -d $ROOT/node_modules ]] || die "node_modules is missing: run npm ci first"
+  [[ -d $ROOT/node_modules && -x $ROOT/$TSX ]] || die "node_modules is missing: run npm ci first"
   say "dependencies: node_modules present"
 }
 
@@ -160,23 +162,83 @@ build_bundle() {
   [[ -f $BUNDLE ]] || die "the build did not produce $BUNDLE: check scripts/build.ts"
 }
 
+# The manifest the build writes next to the bundle. The cold modules travel
+# inside the bundle (a leading comment the engine never parses), so only the
+# resident part counts against the heap budget.
+cold_manifest() {
+  printf '%s' "${BUNDLE%.js}.cold.json"
+}
+
+# Prints "RESIDENT COLD MODULES" from a manifest that matches the bundle of
+# SIZE bytes; status 1 when there is none, 2 when it does not match.
+read_manifest() {
+  local manifest size=$1
+  manifest=$(cold_manifest)
+  [[ -f $manifest ]] || return 1
+  node -e '
+    const m = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const int = (n) => Number.isInteger(n) && n >= 0;
+    const mods = Array.isArray(m.modules) ? m.modules : null;
+    if (!int(m.residentBytes) || !int(m.coldBytes) || !mods || m.residentBytes + m.coldBytes !== Number(process.argv[2])
+      || !mods.every((x) => x && typeof x.name === "string" && int(x.bytes))) process.exit(2);
+    const list = mods.map((x) => x.name + " " + x.bytes + " B").join(", ") || "no modules";
+    console.log(m.residentBytes + " " + m.coldBytes + " " + list + " (build " + String(m.buildId) + ")");' \
+    "$manifest" "$size" 2>/dev/null || return 2
+}
+
 check_budget() {
   local board_file=boards/$board.json
   [[ -f $board_file ]] || die "board file $board_file is missing: it must define bundleBudgetBytes for $board"
-  local budget
-  budget=$(node -e '
+  local numbers budget area
+  numbers=$(node -e '
     const b = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
     const n = b.bundleBudgetBytes;
     if (!Number.isInteger(n) || n <= 0) process.exit(1);
-    console.log(n);' "$board_file" 2>/dev/null) ||
+    const area = b.flash && Number.isInteger(b.flash.programBytes) ? b.flash.programBytes : 0;
+    console.log(n + " " + area);' "$board_file" 2>/dev/null) ||
     die "$board_file has no positive integer bundleBudgetBytes: add one"
+  read -r budget area <<<"$numbers"
   local size
   size=$(wc -c <"$BUNDLE")
   size=$((size + 0))
-  if ((size > budget)); then
-    die "bundle is $size bytes, budget $budget for $board: shrink the code (see the .meta.json next to the bundle for the biggest inputs)"
+  # The firmware stores the program as NUL-terminated text.
+  if (($(tr -d '\000' <"$BUNDLE" | wc -c) != size)); then
+    die "$BUNDLE contains a NUL byte, which would cut the stored program short: check scripts/build.ts"
   fi
-  say "size: $BUNDLE is $size bytes, budget $budget for $board"
+  # The firmware refuses the upload once the program and its NUL fill the area.
+  if ((area > 0 && size + 2 > area)); then
+    die "$BUNDLE is $size bytes; the program area of $board holds $((area - 2)): shrink the code"
+  fi
+  local cold resident
+  if cold=$(read_manifest "$size"); then
+    resident=${cold%% *}
+    if ((resident > budget)); then
+      die "the resident program is $resident bytes, budget $budget for $board: cut code or make it cold (see the .meta.json next to the bundle for the biggest inputs)"
+    fi
+    cold=${cold#* }
+    say "size: $BUNDLE is $size bytes: resident $resident, budget $budget for $board; cold ${cold%% *}"
+  else
+    if ((size > budget)); then
+      die "bundle is $size bytes, budget $budget for $board: shrink the code (see the .meta.json next to the bundle for the biggest inputs)"
+    fi
+    say "size: $BUNDLE is $size bytes, budget $budget for $board"
+  fi
+}
+
+# How the cold code gets onto the board: inside the program itself.
+describe_cold() {
+  local size cold status=0
+  size=$(wc -c <"$BUNDLE")
+  cold=$(read_manifest $((size + 0))) || status=$?
+  case $status in
+    0)
+      cold=${cold#* }
+      cold=${cold#* }
+      say "cold code: $cold inside $BUNDLE (its leading comment, read back from the program area on the board): no extra transfer"
+      ;;
+    1) say "cold code: no manifest (old build?)" ;;
+    *) say "cold code: $(cold_manifest) does not match $BUNDLE (stale manifest?); any cold modules still travel inside $BUNDLE" ;;
+  esac
 }
 
 usb_vendor_of_tty() {
@@ -280,55 +342,16 @@ check_port() {
   fi
 }
 
-check_binding() {
-  if [[ ! -f $BINDING ]]; then
-    die "the serialport native binding is missing ($BINDING): run 'npm rebuild @serialport/bindings --foreground-scripts' in $ROOT (it compiles with python3, make and a C++ compiler when no prebuilt binary can be downloaded)"
+# The dry run's account of what the serial step would do.
+describe_transfer() {
+  local size
+  size=$(wc -c <"$BUNDLE")
+  size=$((size + 0))
+  say "board: would wait up to ${FLASH_ANSWER_TIMEOUT:-40}s for the REPL on $port and, if the agent is loaded, send maintenance() (reboot without agent and watchdog) before anything else"
+  if [[ -n $config ]]; then
+    say "config: would write $config to /config.json.tmp, read back its size and checksum, then rename it to /config.json"
   fi
-  say "serial binding: present"
-}
-
-# Run kaluma and decide from its output whether it worked: the 1.0 CLI exits
-# with status 0 even when it cannot open the port, and never gives up on a
-# board that does not answer.
-run_kaluma() {
-  local what=$1 sub=$2
-  shift
-  local cmd=("$KALUMA" "$@")
-  if $dry_run; then
-    say "$what: would run: $(show_cmd "${cmd[@]}")"
-    return 0
-  fi
-  say "$what: $(show_cmd "${cmd[@]}")"
-  [[ -x $KALUMA ]] || die "kaluma not found at $KALUMA: run npm ci first"
-
-  [[ -n $tmp_dir ]] || tmp_dir=$(mktemp -d)
-  local out=$tmp_dir/out err=$tmp_dir/err status=0
-  local runner=()
-  if command -v timeout >/dev/null 2>&1; then runner=(timeout "$KALUMA_TIMEOUT"); fi
-  ${runner[@]+"${runner[@]}"} "${cmd[@]}" 2>"$err" | tee "$out" || status=$?
-  if [[ -s $err ]]; then cat "$err" >&2; fi
-
-  if ((status == 124)); then
-    die "the board did not answer within ${KALUMA_TIMEOUT}s: press reset (or boot with GP22 tied to GND if the program hangs at start) and retry"
-  fi
-  if grep -qi 'permission denied' "$err"; then
-    die "no permission to use $port: on Linux run 'sudo usermod -aG dialout \$USER' and log in again"
-  fi
-  if grep -qiE 'resource busy|cannot lock' "$err"; then
-    die "$port is in use by another program: close the other serial monitor or console, then retry"
-  fi
-  if grep -qiE 'no such file|cannot open' "$err"; then
-    die "could not open $port: replug the board and check the port name"
-  fi
-  if grep -qi 'inappropriate ioctl' "$err"; then
-    die "$port is not a serial port: pass the board's USB serial port (/dev/ttyACM* or /dev/cu.usbmodem*) to --port"
-  fi
-  if ((status != 0)) || grep -q 'Error' "$err"; then
-    die "kaluma $sub failed (see above): replug the board and retry"
-  fi
-  if [[ $sub == write ]] && ! grep -q '^Done\.' "$out"; then
-    die "kaluma write did not confirm the upload: replug the board and retry"
-  fi
+  say "program: would send $BUNDLE ($size bytes) with .flash -w, require the board's \"Done\" and .flash -s = $size, then .load it and read the agent's boot line"
 }
 
 main() {
@@ -339,20 +362,17 @@ main() {
   cd "$ROOT"
   build_bundle
   check_budget
+  describe_cold
   find_port
   check_port
-  check_binding
-  # The config goes first: writing the program restarts it, and it reads
-  # /config.json only at boot.
-  if [[ -n $config ]]; then
-    run_kaluma config put "$config" /config.json --port "$port"
-  fi
-  run_kaluma program write "$BUNDLE" --port "$port"
   if $dry_run; then
+    describe_transfer
     say "dry run: nothing was sent to the board"
-  else
-    say "done: the agent is running on $port"
+    return 0
   fi
+  local args=(--port "$port" --board "$board" --program "$BUNDLE")
+  [[ -z $config ]] || args+=(--config "$config")
+  exec "$TSX" "$SERIAL_HELPER" "${args[@]}"
 }
 
 main "$@"
