@@ -15,6 +15,7 @@ import { createColdLoader } from '../src/cold';
 import { exposeCommands } from '../src/console/stubs';
 import { SHARED } from '../src/shared';
 import { createConfigStore } from '../src/config/store';
+import type { ConfigCodec } from '../src/config/store';
 import type { AgentConfig } from '../src/config/types';
 import { validateConfig } from '../src/config/validate';
 import type { DataFormat } from '../src/model';
@@ -126,7 +127,12 @@ async function main(): Promise<void> {
   const built = await buildBundle({ outfile: programFile });
   const hp = createHostPlatform({ dataDir: simDir, ssid: SSID, print: (l) => console.log(`${clock()}  ${l}`), program: createFileProgram(programFile) });
   const cold = createColdLoader({ program: hp.program, build: built.build, shared: SHARED });
-  const store = createConfigStore({ files: hp.files });
+  // The config checker is cold code too, loaded as the board loads it.
+  const codec = (): ConfigCodec | string => {
+    const m = cold.load<ConfigCodec>('check');
+    return m.ok ? m.value : m.error;
+  };
+  const store = createConfigStore({ codec, checker: built.checker, files: hp.files });
   const saved = existsSync(join(simDir, 'files', 'config.json')) ? store.load() : undefined;
   if (saved && !saved.errors.length && saved.source === 'file') {
     // A restart resumes: same key and devices, the outbox as it was left.
@@ -147,6 +153,8 @@ async function main(): Promise<void> {
   let rt: Runtime;
   const start = (): void => {
     rt = boot(hp, {
+      codec,
+      checker: built.checker,
       onDelivered: (d) => {
         const last = d.records[d.records.length - 1]!;
         const body = d.records.length > 1 ? `${d.records.length} readings` : last.payload;

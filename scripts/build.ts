@@ -50,6 +50,8 @@ export interface BuildResult {
   /** The leading comment holding the cold modules (never parsed). */
   coldBytes: number;
   build: string;
+  /** The config checker's id: the CRC of the cold module 'check'. */
+  checker: string;
   cold: ColdModule[];
   /** The whole artifact's budget, and the resident program's (boards/*.json). */
   budgetBytes: number | undefined;
@@ -72,6 +74,11 @@ export const COLD_ONLY = [
   'src/config/edit.ts',
   'src/config/describe.ts',
   'src/config/field-help.ts',
+  'src/config/codec.ts',
+  'src/config/validate.ts',
+  'src/config/schema.ts',
+  'src/config/saved.ts',
+  'src/config/format.ts',
   'src/service/reads.ts',
   'src/service/parse-reads.ts',
   'src/agent/provision.ts',
@@ -159,7 +166,10 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   // The id covers both halves: a change to either makes the other refuse it.
   // The resident program holds the id, so it is hashed with a stand-in id.
   const entry = o.entry ?? 'src/main.ts';
-  const draft = await build({ ...common(board), entryPoints: [entry], define: { __BUILD__: '"00000000"' }, outfile });
+  const check = built[names.indexOf('check')];
+  const checker = check ? crc32(Buffer.from(check.text)).toString(16) : 'none';
+  const define = (id: string): Record<string, string> => ({ __BUILD__: JSON.stringify(id), __CHECKER__: JSON.stringify(checker) });
+  const draft = await build({ ...common(board), entryPoints: [entry], define: define('00000000'), outfile });
   const buildId = createHash('sha256')
     .update(built.map((b) => b.text).join('\n') + '\n' + (draft.outputFiles?.[0]?.text ?? ''))
     .digest('hex')
@@ -182,7 +192,7 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   if (head.length > COLD_HEAD_MAX) throw new Error(`cold section header is ${head.length} bytes, over the loader's ${COLD_HEAD_MAX}: fewer modules`);
   const section = head + built.map((b) => b.text + '\n').join('') + '*/\n';
 
-  const r = await build({ ...common(board), entryPoints: [entry], define: { __BUILD__: JSON.stringify(buildId) }, outfile });
+  const r = await build({ ...common(board), entryPoints: [entry], define: define(buildId), outfile });
   const resident = r.outputFiles?.[0]?.text ?? '';
   const leaked = inputsOf(r.metafile as Metafile).filter((i) => COLD_ONLY.some((c) => i.path.startsWith(c)));
   if (leaked.length) throw new Error(`cold code imported by the resident program: ${leaked.map((i) => i.path).join(', ')}; reach it through the cold loader (src/cold.ts) instead`);
@@ -206,7 +216,7 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   }
   return {
     outfile, bytes: section.length + resident.length, residentBytes: resident.length, coldBytes: section.length,
-    build: buildId, cold, budgetBytes, residentBudgetBytes, inputs: inputsOf(r.metafile as Metafile),
+    build: buildId, checker, cold, budgetBytes, residentBudgetBytes, inputs: inputsOf(r.metafile as Metafile),
   };
 }
 

@@ -3,6 +3,7 @@
 // bundle is a script, not a module) and never throws at top level: a
 // top-level exception unloads the whole program.
 import { createColdLoader } from './cold';
+import type { ConfigCodec } from './config/store';
 import { exposeCommands } from './console/stubs';
 import { createKalumaPlatform } from './ports/kaluma/index';
 import { boot } from './runtime';
@@ -10,10 +11,17 @@ import { SHARED } from './shared';
 
 /** This build's id, set by scripts/build.ts; cold code of another build is refused. */
 declare const __BUILD__: string;
+/** The config checker's id (CRC of the cold module 'check'), set by scripts/build.ts. */
+declare const __CHECKER__: string;
 
 try {
   const p = createKalumaPlatform();
-  exposeCommands(boot(p), createColdLoader({ program: p.program, build: __BUILD__, shared: SHARED }));
+  const cold = createColdLoader({ program: p.program, build: __BUILD__, shared: SHARED });
+  const codec = (): ConfigCodec | string => {
+    const m = cold.load<ConfigCodec>('check');
+    return m.ok ? m.value : m.error;
+  };
+  exposeCommands(boot(p, { codec, checker: __CHECKER__ }), cold);
 } catch (e) {
   console.error('boot failed: ' + String(e) + '; the console is still up');
 }

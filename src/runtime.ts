@@ -17,9 +17,9 @@ import { getBoard } from './board';
 import { createLkgWatch } from './config/lkg';
 import type { LkgWatch } from './config/lkg';
 import { createConfigStore } from './config/store';
-import type { ConfigStore } from './config/store';
+import type { CodecSource, ConfigStore } from './config/store';
 import type { AgentConfig } from './config/types';
-import { isConfigured } from './config/validate';
+import { isConfigured } from './config/defaults';
 import { createHttpClient } from './net/http';
 import type { Platform, TimerId } from './ports/ports';
 import { createMemoryOutbox } from './queue/memory';
@@ -83,6 +83,13 @@ export interface Runtime {
 
 export interface RuntimeHooks {
   onDelivered?: (d: Delivery) => void;
+  /**
+   * The config checker (cold code on the board: src/cold/check.ts), asked
+   * for only when a saved file has not been checked yet or a change is saved.
+   */
+  codec?: CodecSource;
+  /** The checker's id (src/config/store.ts): a file checked by another checker is checked again. */
+  checker?: string;
 }
 
 export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
@@ -92,7 +99,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   } catch {
     /* Math.random stays usable, only less random */
   }
-  const store = createConfigStore({ files: p.files, log });
+  const store = createConfigStore({ files: p.files, log, codec: hooks.codec || (() => 'no config checker in this program'), checker: hooks.checker || 'dev' });
   const loaded = store.load();
   let config = loaded.config;
   const state = openBootState({ files: p.files, safeModeBoots: config.agent.safeModeBoots, log });
@@ -190,8 +197,6 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     const good = store.loadLastKnownGood();
     if (!good) return false;
     log.error('config: the changed configuration delivered nothing for ' + Math.round(config.agent.lkgRevertMs / 60000) + ' min; going back to the last known good one');
-    const e = store.save(good);
-    if (e) log.error('config: ' + e);
     config = good;
     pending = undefined;
     lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });

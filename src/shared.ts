@@ -4,10 +4,6 @@
 // A cold command then costs only its own code on the heap. Keys are the
 // module's path under src/, without '.ts'.
 import * as board from './board';
-import * as format from './config/format';
-import * as saved from './config/saved';
-import * as schema from './config/schema';
-import * as validate from './config/validate';
 import * as crc32 from './queue/crc32';
 import * as client from './service/client';
 import * as parse from './service/parse';
@@ -18,10 +14,6 @@ export type Shared = Record<string, unknown>;
 
 export const SHARED: Shared = {
   board,
-  'config/format': format,
-  'config/saved': saved,
-  'config/schema': schema,
-  'config/validate': validate,
   'queue/crc32': crc32,
   'service/client': client,
   'service/parse': parse,

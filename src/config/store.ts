@@ -2,12 +2,34 @@
 // the file (atomic on LittleFS), so a power cut leaves the old or the new
 // file, never half of one. A missing or broken file never stops the boot:
 // the agent starts on defaults with the console, and the errors say why.
+//
+// Checking a configuration takes the schema and the validator, which are
+// cold code (src/cold/check.ts, through `codec`). The resident program only
+// reads what was checked: 'config.ok' holds the checked configuration, bound
+// to the exact bytes of 'config.json' and to the checker by its first line
+//   <crc32 of config.json> <checker id> <crc32 of the JSON below>
+// so a board boots without the checker once its file has been checked, and a
+// file changed behind its back (flash.sh --config) or a build whose checker
+// differs is checked again, once. The checker id is the CRC of the check
+// module's code: a build that leaves configuration alone keeps it.
 
 import type { FileStore, Log } from '../ports/ports';
+import { crc32 } from '../queue/crc32';
 import { decodeUtf8 } from '../utf8';
-import { toSaved } from './saved';
+import { defaultConfig } from './defaults';
 import type { AgentConfig } from './types';
-import { defaultConfig, validateConfig } from './validate';
+
+/** What checking a saved file gives (src/config/validate.ts). */
+export type Validated = { ok: true; config: AgentConfig } | { ok: false; errors: string[] };
+
+/** The checker, and the saved (console) form of a configuration. */
+export interface ConfigCodec {
+  check(raw: unknown): Validated;
+  text(c: AgentConfig): string;
+}
+
+/** The codec, or why it cannot be had (cold code missing or damaged). */
+export type CodecSource = () => ConfigCodec | string;
 
 export interface LoadedConfig {
   config: AgentConfig;
@@ -26,34 +48,30 @@ export interface ConfigStore {
 }
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const hex = (n: number): string => n.toString(16);
+const encode = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 // Kaluma's storage keys (WIFI_SSID, ...) are never read here: on the board
 // every storage read overruns the C heap, so they are imported once, by a
 // person, with the console's importWifi().
-export function createConfigStore(o: { files: FileStore; log?: Log; path?: string }): ConfigStore {
+export function createConfigStore(o: { files: FileStore; codec: CodecSource; checker: string; log?: Log; path?: string }): ConfigStore {
   const path = o.path || 'config.json';
-  const lkgPath = path.replace(/\.json$/, '') + '.lkg.json';
+  const base = path.replace(/\.json$/, '');
+  const okPath = base + '.ok';
+  const lkgPath = base + '.lkg.json';
   const { files } = o;
+  /** The saved text of the configuration last loaded or saved: what a last-known-good copy keeps. */
+  let current: string | undefined;
 
-  const text = (c: AgentConfig): string => JSON.stringify(toSaved(c), null, 2) + '\n';
-
-  /** The file's JSON, undefined when missing, or a one-line reason. */
-  const readJson = (p: string): { raw: unknown } | { error: string } | undefined => {
-    try {
-      const bytes = files.read(p);
-      if (bytes === undefined) return undefined;
-      const s = decodeUtf8(bytes);
-      if (s === undefined) return { error: p + ': not UTF-8 text' };
-      return { raw: JSON.parse(s) as unknown };
-    } catch (e) {
-      return { error: p + ': unreadable or not JSON (' + message(e) + ')' };
-    }
+  const readText = (p: string): string | undefined => {
+    const bytes = files.read(p);
+    return bytes === undefined ? undefined : decodeUtf8(bytes);
   };
 
   const writeAtomic = (p: string, s: string): string | undefined => {
     const tmp = p + '.tmp';
     try {
-      files.write(tmp, new TextEncoder().encode(s));
+      files.write(tmp, encode(s));
       files.rename(tmp, p);
       return undefined;
     } catch (e) {
@@ -66,41 +84,109 @@ export function createConfigStore(o: { files: FileStore; log?: Log; path?: strin
     }
   };
 
+  const stampOf = (saved: Uint8Array): string => hex(crc32(saved, 0, saved.length)) + ' ' + o.checker;
+
+  /** Records `config` as the checked form of the saved bytes. */
+  const writeOk = (saved: Uint8Array, config: AgentConfig): string | undefined => {
+    const json = JSON.stringify(config);
+    const b = encode(json);
+    return writeAtomic(okPath, stampOf(saved) + ' ' + hex(crc32(b, 0, b.length)) + '\n' + json);
+  };
+
+  /** The checked configuration of `saved`, when config.ok holds it for this build. */
+  const checked = (saved: Uint8Array): AgentConfig | undefined => {
+    try {
+      const s = readText(okPath);
+      if (s === undefined) return undefined;
+      const nl = s.indexOf('\n');
+      const head = s.slice(0, nl).split(' ');
+      const json = s.slice(nl + 1);
+      const b = encode(json);
+      if (nl < 0 || head[0] + ' ' + head[1] !== stampOf(saved) || head[2] !== hex(crc32(b, 0, b.length))) return undefined;
+      return JSON.parse(json) as AgentConfig;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** Writes both files for `config`, whose saved form is `text`. */
+  const store = (text: string, config: AgentConfig): string | undefined => {
+    const e = writeAtomic(path, text) || writeOk(encode(text), config);
+    if (!e) current = text;
+    return e;
+  };
+
   return {
     load() {
       const errors: string[] = [];
       let config: AgentConfig | undefined;
-      const got = readJson(path);
-      if (got && 'error' in got) errors.push(got.error);
-      if (got && 'raw' in got) {
-        const r = validateConfig(got.raw);
-        if (r.ok) config = r.config;
-        else for (const e of r.errors) errors.push(e);
+      let saved: Uint8Array | undefined;
+      try {
+        saved = files.read(path);
+      } catch (e) {
+        errors.push(path + ': unreadable (' + message(e) + ')');
+      }
+      const text = saved && decodeUtf8(saved);
+      if (saved && text === undefined) errors.push(path + ': not UTF-8 text');
+      if (saved && text !== undefined) {
+        config = checked(saved);
+        if (!config) {
+          const codec = o.codec();
+          if (typeof codec === 'string') errors.push(path + ': not checked yet, and the checker is unavailable (' + codec + ')');
+          else {
+            let raw: unknown;
+            try {
+              raw = JSON.parse(text);
+            } catch (e) {
+              errors.push(path + ': unreadable or not JSON (' + message(e) + ')');
+            }
+            const r = raw === undefined ? undefined : codec.check(raw);
+            if (r && r.ok) {
+              config = r.config;
+              // Not fatal: the file is checked again at the next boot.
+              const e = writeOk(saved, config);
+              if (e && o.log) o.log.error('config: ' + e);
+            } else if (r) for (const e of r.errors) errors.push(e);
+          }
+        }
+        if (config) current = text;
       }
       const source = config ? 'file' : 'defaults';
       if (o.log) {
-        if (got && source === 'defaults') o.log.error('config: ' + path + ' is invalid; running on defaults until fixed');
+        if (saved && source === 'defaults') o.log.error('config: ' + path + ' is invalid; running on defaults until fixed');
         for (const e of errors) o.log.error('config: ' + e);
       }
       return { config: config || defaultConfig(), source, errors };
     },
-    save: (c) => writeAtomic(path, text(c)),
+    save(c) {
+      const codec = o.codec();
+      if (typeof codec === 'string') return path + ': not saved (' + codec + ')';
+      // What is kept as checked is what a boot would make of the saved text.
+      const text = codec.text(c);
+      const r = codec.check(JSON.parse(text));
+      return r.ok ? store(text, r.config) : path + ': not saved (' + r.errors.join('; ') + ')';
+    },
     saveLastKnownGood(c) {
-      const s = text(c);
+      if (current === undefined) return undefined;
+      const s = JSON.stringify({ saved: current, config: c });
       let stored: string | undefined;
       try {
-        const bytes = files.read(lkgPath);
-        stored = bytes && decodeUtf8(bytes);
+        stored = readText(lkgPath);
       } catch {
         stored = undefined;
       }
       return s === stored ? undefined : writeAtomic(lkgPath, s);
     },
     loadLastKnownGood() {
-      const got = readJson(lkgPath);
-      if (!got || 'error' in got) return undefined;
-      const r = validateConfig(got.raw);
-      return r.ok ? r.config : undefined;
+      try {
+        const s = readText(lkgPath);
+        const got = s === undefined ? undefined : (JSON.parse(s) as { saved?: unknown; config?: AgentConfig });
+        if (!got || typeof got.saved !== 'string' || !got.config || !Array.isArray(got.config.devices) || typeof got.config.agent !== 'object') return undefined;
+        // Going back puts its saved form back too, checked as it was.
+        return store(got.saved, got.config) ? undefined : got.config;
+      } catch {
+        return undefined;
+      }
     },
   };
 }

@@ -301,17 +301,4 @@ export function validateConfig(raw: unknown): Validated {
   return { ok: true, config: cfg as unknown as AgentConfig };
 }
 
-/** Every setting at its default: what the agent boots with when nothing valid is saved. */
-export function defaultConfig(): AgentConfig {
-  return (validateConfig({}) as { config: AgentConfig }).config;
-}
-
-/** The keys still to set before the agent can deliver anything; [] when ready. */
-export function isConfigured(c: AgentConfig): string[] {
-  const missing: string[] = [];
-  if (c.wifi.ssid === '') missing.push('wifi.ssid');
-  if (c.service.url === '') missing.push('service.url');
-  if (c.service.apiKey === '') missing.push('service.apiKey');
-  if (!c.devices.some((d) => d.sensors.length > 0)) missing.push('device.<name>');
-  return missing;
-}
+export { defaultConfig, isConfigured } from './defaults';

@@ -35,7 +35,7 @@ describe('one board per bundle', () => {
   it('refuses a configuration for the other board, saying which build to flash', () => {
     const cfg = testConfig('http://192.168.1.10:8080');
     cfg.board = 'pico2-w';
-    const k = createKalumaSim({ files: new Map([['/config.json', new TextEncoder().encode(JSON.stringify(toSaved(cfg)))]]) });
+    const k = createKalumaSim({ files: new Map([['/config.json', new TextEncoder().encode(JSON.stringify(toSaved(cfg)))]]), program: new TextEncoder().encode(built['pico-w']!.code) });
     k.run(built['pico-w']!.code);
     expect(k.errors).toContain('config: board: this build is for pico-w; flash the pico2-w build (npm run build -- --board pico2-w)');
     expect(k.requests).toEqual([]);

@@ -214,7 +214,11 @@ describe('the device bundle with its cold code missing, corrupt or from another 
     ['a module corrupt on flash', () => corrupt('state'), /^status\(\): cold code state: corrupt on flash \(CRC\); flash the board again with \.\/flash\.sh$/],
     ['another build on flash', otherBuild, /^status\(\): cold code state: the program on flash is build 0badc0de, this one is [0-9a-f]{8}; flash the board again with \.\/flash\.sh$/],
   ])('%s: a command says so in one line, and the agent samples and delivers as before', async (_, program, said) => {
-    const k = createKalumaSim({ files: configured(), program: program() });
+    // The config was checked on an earlier boot, with the program stored.
+    const first = createKalumaSim({ files: configured(), program: stored() });
+    first.run(bundle);
+    expect([...first.files.keys()]).toContain('/config.ok');
+    const k = createKalumaSim({ files: first.files, program: program() });
     k.run(bundle);
     expect(() => k.run('status()')).not.toThrow();
     expect(k.errors).toHaveLength(1);
@@ -232,5 +236,16 @@ describe('the device bundle with its cold code missing, corrupt or from another 
     expect(k.out.some((l) => l.startsWith('status()'))).toBe(true);
     k.run("set('wifi.ssid', 'x')");
     expect(k.errors).toEqual([expect.stringMatching(/^set\(\): cold code config: corrupt on flash/)]);
+  });
+
+  it('a config nobody has checked waits for the checker: console only, and one line says why', async () => {
+    const k = createKalumaSim({ files: configured() });
+    k.run(bundle);
+    expect(k.errors).toContain(
+      'config: config.json: not checked yet, and the checker is unavailable (cold code check: no program on flash to read it from (program run from a file?); flash the board again with ./flash.sh)',
+    );
+    await k.advance(30000);
+    expect(k.requests).toEqual([]);
+    expect(k.callbackErrors).toEqual([]);
   });
 });

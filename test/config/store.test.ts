@@ -5,6 +5,7 @@ import { defaultConfig, validateConfig } from '../../src/config/validate';
 import type { Log } from '../../src/ports/ports';
 import { engineDecoder } from '../fakes/engine-decoder';
 import { createMemoryFileStore } from '../fakes/files';
+import { CODEC } from '../../src/config/codec';
 
 function fakeLog(): Log & { lines: string[] } {
   const lines: string[] = [];
@@ -33,21 +34,21 @@ const put = (files: ReturnType<typeof createMemoryFileStore>, path: string, s: s
 
 describe('load and save', () => {
   it('boots on defaults when there is no file', () => {
-    const store = createConfigStore({ files: createMemoryFileStore() });
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files: createMemoryFileStore() });
     expect(store.load()).toEqual({ config: defaultConfig(), source: 'defaults', errors: [] });
   });
 
   it('reloads exactly what was saved', () => {
     const files = createMemoryFileStore();
-    const store = createConfigStore({ files });
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
     expect(store.save(sample())).toBeUndefined();
     expect(store.load()).toEqual({ config: sample(), source: 'file', errors: [] });
-    expect(files.paths()).toEqual(['config.json']);
+    expect(files.paths()).toEqual(['config.json', 'config.ok']);
   });
 
   it('keeps only non-default values, readable', () => {
     const files = createMemoryFileStore();
-    createConfigStore({ files }).save(sample());
+    createConfigStore({ codec: () => CODEC, checker: 'test', files }).save(sample());
     expect(JSON.parse(text(files.contents('config.json')) as string)).toEqual({
       wifi: { ssid: 'home', password: 'wifi-secret-pass' },
       service: { url: 'http://192.168.1.10:8080', apiKey: 'APIKEY0123456789' },
@@ -63,33 +64,34 @@ describe('load and save', () => {
 
   it('saves the defaults as an empty object', () => {
     const files = createMemoryFileStore();
-    createConfigStore({ files }).save(defaultConfig());
+    createConfigStore({ codec: () => CODEC, checker: 'test', files }).save(defaultConfig());
     expect(text(files.contents('config.json'))).toBe('{}\n');
   });
 
   it('writes a temporary file and renames it over the config', () => {
     const files = createMemoryFileStore();
-    const store = createConfigStore({ files });
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
     store.save(sample());
-    expect(files.counts.writes).toBe(1);
-    expect(files.counts.renames).toBe(1);
+    // config.json, then its checked form config.ok
+    expect(files.counts.writes).toBe(2);
+    expect(files.counts.renames).toBe(2);
   });
 
   it('a failed write of the temporary file leaves the old config intact', () => {
     const files = createMemoryFileStore();
-    const store = createConfigStore({ files });
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
     store.save(sample());
     const before = text(files.contents('config.json'));
     files.tearNext(10);
     expect(store.save(sample({ board: 'pico2-w' }))).toBe('config.json: not saved (torn write)');
     expect(text(files.contents('config.json'))).toBe(before);
-    expect(files.paths()).toEqual(['config.json']);
+    expect(files.paths()).toEqual(['config.json', 'config.ok']);
     expect(store.load().config).toEqual(sample());
   });
 
   it('a power cut during the save leaves the old config readable', () => {
     const files = createMemoryFileStore();
-    const store = createConfigStore({ files });
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
     store.save(sample());
     files.powerCutAfter(50);
     expect(store.save(sample({ board: 'pico2-w' }))).toBe('config.json: not saved (power cut)');
@@ -100,17 +102,17 @@ describe('load and save', () => {
   it('uses the given path', () => {
     const files = createMemoryFileStore();
     files.mkdir('etc');
-    const store = createConfigStore({ files, path: 'etc/agent.json' });
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files, path: 'etc/agent.json' });
     store.save(sample());
     store.saveLastKnownGood(sample());
-    expect(files.paths()).toEqual(['etc/agent.json', 'etc/agent.lkg.json']);
+    expect(files.paths().sort()).toEqual(['etc/agent.json', 'etc/agent.lkg.json', 'etc/agent.ok']);
   });
 
   it('boots on defaults with every error when the saved file is invalid', () => {
     const files = createMemoryFileStore();
     put(files, 'config.json', JSON.stringify({ wifi: { password: 'short' }, agent: { watchdog: 'no' }, extra: 1 }));
     const log = fakeLog();
-    const got = createConfigStore({ files, log }).load();
+    const got = createConfigStore({ codec: () => CODEC, checker: 'test', files, log }).load();
     expect(got.config).toEqual(defaultConfig());
     expect(got.source).toBe('defaults');
     expect(got.errors).toEqual([
@@ -129,7 +131,7 @@ describe('load and save', () => {
   it('boots on defaults when the file is not JSON', () => {
     const files = createMemoryFileStore();
     put(files, 'config.json', '{"wifi": ');
-    const got = createConfigStore({ files }).load();
+    const got = createConfigStore({ codec: () => CODEC, checker: 'test', files }).load();
     expect(got.config).toEqual(defaultConfig());
     expect(got.source).toBe('defaults');
     expect(got.errors).toHaveLength(1);
@@ -141,7 +143,7 @@ describe('load and save', () => {
     const seen = engineDecoder();
     files.write('config.json', latin1('{"wifi": {"ssid": "café"}}'));
     const log = fakeLog();
-    const got = createConfigStore({ files, log }).load();
+    const got = createConfigStore({ codec: () => CODEC, checker: 'test', files, log }).load();
     expect(got).toEqual({ config: defaultConfig(), source: 'defaults', errors: ['config.json: not UTF-8 text'] });
     expect(log.lines).toEqual([
       'error config: config.json is invalid; running on defaults until fixed',
@@ -155,8 +157,8 @@ describe('load and save', () => {
     files.read = () => {
       throw new Error('EIO');
     };
-    const got = createConfigStore({ files }).load();
-    expect(got).toEqual({ config: defaultConfig(), source: 'defaults', errors: ['config.json: unreadable or not JSON (EIO)'] });
+    const got = createConfigStore({ codec: () => CODEC, checker: 'test', files }).load();
+    expect(got).toEqual({ config: defaultConfig(), source: 'defaults', errors: ['config.json: unreadable (EIO)'] });
   });
 });
 
@@ -164,47 +166,64 @@ describe('load and save', () => {
 // the store has no way to read them, so the file alone says what the Wi-Fi is.
 describe('Wi-Fi comes from the file alone', () => {
   it('stays empty when the file has none', () => {
-    expect(createConfigStore({ files: createMemoryFileStore() }).load().config.wifi).toEqual({ ssid: '', password: '' });
+    expect(createConfigStore({ codec: () => CODEC, checker: 'test', files: createMemoryFileStore() }).load().config.wifi).toEqual({ ssid: '', password: '' });
   });
 
   it('an open network stays open', () => {
     const files = createMemoryFileStore();
     put(files, 'config.json', JSON.stringify({ wifi: { ssid: 'cafe' } }));
-    expect(createConfigStore({ files }).load()).toMatchObject({ config: { wifi: { ssid: 'cafe', password: '' } }, source: 'file', errors: [] });
+    expect(createConfigStore({ codec: () => CODEC, checker: 'test', files }).load()).toMatchObject({ config: { wifi: { ssid: 'cafe', password: '' } }, source: 'file', errors: [] });
   });
 });
 
 describe('last known good', () => {
   it('is undefined until saved, then reloads what was saved', () => {
-    const store = createConfigStore({ files: createMemoryFileStore() });
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files: createMemoryFileStore() });
     expect(store.loadLastKnownGood()).toBeUndefined();
+    store.save(sample());
     expect(store.saveLastKnownGood(sample())).toBeUndefined();
     expect(store.loadLastKnownGood()).toEqual(sample());
   });
 
   it('writes only when it differs from the stored copy', () => {
     const files = createMemoryFileStore();
-    const store = createConfigStore({ files });
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
+    store.save(sample());
+    const saving = files.counts.writes;
     store.saveLastKnownGood(sample());
     store.saveLastKnownGood(sample());
-    expect(files.counts.writes).toBe(1);
+    expect(files.counts.writes - saving).toBe(1);
+    store.save(sample({ board: 'pico2-w' }));
     store.saveLastKnownGood(sample({ board: 'pico2-w' }));
-    expect(files.counts.writes).toBe(2);
-    expect(files.paths()).toEqual(['config.lkg.json']);
+    expect(files.counts.writes - saving).toBe(4);
+    expect(files.paths().sort()).toEqual(['config.json', 'config.lkg.json', 'config.ok']);
+  });
+
+  it('going back puts the saved form back too, so the board boots on it without the checker', () => {
+    const files = createMemoryFileStore();
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
+    store.save(sample());
+    store.saveLastKnownGood(sample());
+    const good = text(files.contents('config.json'));
+    store.save(sample({ board: 'pico2-w' }));
+    expect(store.loadLastKnownGood()).toEqual(sample());
+    expect(text(files.contents('config.json'))).toBe(good);
+    expect(createConfigStore({ codec: () => 'cold code missing', checker: 'test', files }).load()).toEqual({ config: sample(), source: 'file', errors: [] });
   });
 
   it('is undefined when the stored copy is invalid', () => {
     const files = createMemoryFileStore();
     put(files, 'config.lkg.json', JSON.stringify({ board: 'uno' }));
-    expect(createConfigStore({ files }).loadLastKnownGood()).toBeUndefined();
+    expect(createConfigStore({ codec: () => CODEC, checker: 'test', files }).loadLastKnownGood()).toBeUndefined();
     put(files, 'config.lkg.json', 'not json');
-    expect(createConfigStore({ files }).loadLastKnownGood()).toBeUndefined();
+    expect(createConfigStore({ codec: () => CODEC, checker: 'test', files }).loadLastKnownGood()).toBeUndefined();
   });
 
   it('is undefined when the stored copy is not UTF-8, and the next save replaces it', () => {
     const files = createMemoryFileStore();
     engineDecoder();
-    const store = createConfigStore({ files });
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
+    store.save(sample());
     store.saveLastKnownGood(sample());
     const good = files.contents('config.lkg.json')!;
     files.write('config.lkg.json', latin1(text(good)!.replace('home', 'h\u00f6me')));
@@ -216,10 +235,72 @@ describe('last known good', () => {
 
   it('a failed write keeps the previous copy', () => {
     const files = createMemoryFileStore();
-    const store = createConfigStore({ files });
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
+    store.save(sample());
     store.saveLastKnownGood(sample());
+    store.save(sample({ board: 'pico2-w' }));
     files.tearNext(3);
     expect(store.saveLastKnownGood(sample({ board: 'pico2-w' }))).toBe('config.lkg.json: not saved (torn write)');
     expect(store.loadLastKnownGood()).toEqual(sample());
+  });
+});
+
+// The checker (schema and validator) is cold code on the board: a file it
+// has checked is read without it; anything else waits for it.
+describe('checked once, then read without the checker', () => {
+  const counting = () => {
+    const c = { calls: 0, codec: () => (c.calls++, CODEC) };
+    return c;
+  };
+
+  it('boots a saved configuration without the checker', () => {
+    const files = createMemoryFileStore();
+    createConfigStore({ codec: () => CODEC, checker: 'b1', files }).save(sample());
+    const c = counting();
+    expect(createConfigStore({ codec: c.codec, checker: 'b1', files }).load()).toEqual({ config: sample(), source: 'file', errors: [] });
+    expect(c.calls).toBe(0);
+  });
+
+  it('checks a file written behind its back (flash.sh --config) once, then reads it without the checker', () => {
+    const files = createMemoryFileStore();
+    put(files, 'config.json', JSON.stringify({ wifi: { ssid: 'cafe' } }));
+    const c = counting();
+    expect(createConfigStore({ codec: c.codec, checker: 'b1', files }).load()).toMatchObject({ config: { wifi: { ssid: 'cafe' } }, source: 'file', errors: [] });
+    expect(c.calls).toBe(1);
+    expect(createConfigStore({ codec: () => 'gone', checker: 'b1', files }).load()).toMatchObject({ config: { wifi: { ssid: 'cafe' } }, source: 'file' });
+  });
+
+  it('says in one line that an unchecked file waits for the checker, and boots on defaults', () => {
+    const files = createMemoryFileStore();
+    put(files, 'config.json', JSON.stringify({ wifi: { ssid: 'cafe' } }));
+    const log = fakeLog();
+    const got = createConfigStore({ codec: () => 'cold code check: corrupt on flash (CRC)', checker: 'b1', files, log }).load();
+    expect(got).toEqual({ config: defaultConfig(), source: 'defaults', errors: ['config.json: not checked yet, and the checker is unavailable (cold code check: corrupt on flash (CRC))'] });
+    expect(files.paths()).toEqual(['config.json']);
+  });
+
+  it('checks again after a build with another checker, a changed file or a damaged checked copy', () => {
+    const files = createMemoryFileStore();
+    createConfigStore({ codec: () => CODEC, checker: 'b1', files }).save(sample());
+    const c = counting();
+    createConfigStore({ codec: c.codec, checker: 'b2', files }).load();
+    expect(c.calls).toBe(1);
+    put(files, 'config.json', text(files.contents('config.json'))!.replace('home', 'away'));
+    expect(createConfigStore({ codec: c.codec, checker: 'b2', files }).load().config.wifi.ssid).toBe('away');
+    expect(c.calls).toBe(2);
+    const ok = text(files.contents('config.ok'))!;
+    put(files, 'config.ok', ok.replace('"away"', '"AWAY"'));
+    expect(createConfigStore({ codec: c.codec, checker: 'b2', files }).load().config.wifi.ssid).toBe('away');
+    expect(c.calls).toBe(3);
+  });
+
+  it('refuses to save without the checker, changing nothing', () => {
+    const files = createMemoryFileStore();
+    createConfigStore({ codec: () => CODEC, checker: 'b1', files }).save(sample());
+    const before = text(files.contents('config.json'));
+    expect(createConfigStore({ codec: () => 'cold code check: no program on flash', checker: 'b1', files }).save(sample({ board: 'pico2-w' }))).toBe(
+      'config.json: not saved (cold code check: no program on flash)',
+    );
+    expect(text(files.contents('config.json'))).toBe(before);
   });
 });

@@ -13,6 +13,13 @@ const configOf = (raw: unknown): AgentConfig => {
 };
 const withSensor = (s: Record<string, unknown>, board = 'pico-w'): unknown => ({ board, sensors: [{ name: 's', ...s }] });
 
+describe('resident defaults', () => {
+  it('are the schema defaults: what the checker makes of an empty file', () => {
+    const r = validateConfig({});
+    expect(r.ok && r.config).toEqual(defaultConfig());
+  });
+});
+
 describe('defaults', () => {
   it('fills every setting from the schema for an empty file', () => {
     expect(defaultConfig()).toEqual({

@@ -1,6 +1,7 @@
 // Every console command as a person types it, wrong input included, on a
 // booted runtime over in-memory flash; test() and provision() go over real
 // HTTP to a local service on 127.0.0.1.
+import { CODEC } from '../../src/config/codec';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -238,7 +239,7 @@ describe('set() and unset()', () => {
     expect(b.rt.agent()).not.toBe(first);
     expect(b.rt.config().sensors[0]!.intervalMs).toBe(30000);
     expect(b.rt.dirty()).toBe(false);
-    const reloaded = createConfigStore({ files: board.files }).load();
+    const reloaded = createConfigStore({ codec: () => CODEC, checker: 'test', files: board.files }).load();
     expect(reloaded.errors).toEqual([]);
     expect(reloaded.config).toEqual(b.rt.config());
     expect(JSON.parse(text(board.files.contents('config.json'))).sensors[0]).toEqual({ name: 'temp', kind: 'temperature', intervalMs: 30000, oversample: 1 });
@@ -285,7 +286,7 @@ describe('set() and unset()', () => {
     expect(b.rt.dirty()).toBe(true);
     expect(wholeFlash(board)).toBe(flash);
     expect(said(b, () => b.cmd.save!())).toEqual(['saved; agent running']);
-    expect(createConfigStore({ files: board.files }).load().config.agent.backoffBaseMs).toBe(3000);
+    expect(createConfigStore({ codec: () => CODEC, checker: 'test', files: board.files }).load().config.agent.backoffBaseMs).toBe(3000);
     b.rt.stop();
   });
 
@@ -344,7 +345,7 @@ describe('discard()', () => {
     expect(b.rt.dirty()).toBe(false);
     expect(b.rt.pending().agent.backoffBaseMs).toBe(2000);
     expect(b.rt.config().agent.backoffBaseMs).toBe(2000);
-    expect(createConfigStore({ files: board.files }).load().config.agent.backoffBaseMs).toBe(2000);
+    expect(createConfigStore({ codec: () => CODEC, checker: 'test', files: board.files }).load().config.agent.backoffBaseMs).toBe(2000);
     b.rt.stop();
   });
 

@@ -2,6 +2,7 @@
 // no config, a broken one, Kaluma's Wi-Fi keys (never read unattended), a
 // full one delivering to a local service, crash loops into safe mode, healthy
 // boots, the watchdog's arming and the last-known-good revert.
+import { CODEC } from '../../src/config/codec';
 import { describe, expect, it } from 'vitest';
 import { createConfigStore } from '../../src/config/store';
 import { HEALTHY_AFTER_MS } from '../../src/runtime';
@@ -161,7 +162,7 @@ describe('boot with a full configuration', () => {
     expect(got.length).toBe(9);
     expect(got.map((w) => w.deviceId).sort()).toEqual(cfg.devices.flatMap((d) => [d.deviceId, d.deviceId, d.deviceId]).sort());
     expect(b.rt.queue.stats().depth).toBe(0);
-    expect(b.rt.config()).toEqual(createConfigStore({ files: board.files }).load().config);
+    expect(b.rt.config()).toEqual(createConfigStore({ codec: () => CODEC, checker: 'test', files: board.files }).load().config);
     expect(stateJson(board)).toEqual({ boot: 1, rapid: 0, healthy: false, state: 'running' });
     expect(b.p.kvReads).toEqual([]);
   });
@@ -302,7 +303,7 @@ describe('crash loops and safe mode', () => {
     b.cmd.save!();
     expect(b.rt.mode()).toBe('safe');
     expect(b.rt.agent()).toBeUndefined();
-    expect(createConfigStore({ files: board.files }).load().config.agent.backoffBaseMs).toBe(3000);
+    expect(createConfigStore({ codec: () => CODEC, checker: 'test', files: board.files }).load().config.agent.backoffBaseMs).toBe(3000);
   });
 
   it('counts a boot that lived HEALTHY_AFTER_MS as healthy: the rapid counter starts again', async () => {
@@ -357,7 +358,7 @@ describe('maintenance boots', () => {
     const m = board.boot();
     m.cmd.set!('agent.backoffBaseMs', 3000);
     m.cmd.save!();
-    expect(createConfigStore({ files: board.files }).load().config.agent.backoffBaseMs).toBe(3000);
+    expect(createConfigStore({ codec: () => CODEC, checker: 'test', files: board.files }).load().config.agent.backoffBaseMs).toBe(3000);
     expect(m.rt.agent()).toBeUndefined();
     await m.run(90000);
     expect(m.out()).not.toContain('watchdog: armed');
@@ -435,11 +436,14 @@ describe('last known good configuration', () => {
     return { board, good, b: board.boot() };
   }
 
+  /** The configuration the last-known-good copy holds. */
+  const lkg = (board: Board): unknown => (JSON.parse(new TextDecoder().decode(board.files.contents('config.lkg.json'))) as { config: unknown }).config;
+
   it('reverts a changed config that cannot connect (wrong port), logs why, and delivers again', async () => {
     const { board, good, b } = await delivering();
     const booted = b.rt.config();
     await b.run(15000);
-    expect(createConfigStore({ files: board.files, path: 'config.lkg.json' }).load().config).toEqual(booted);
+    expect(lkg(board)).toEqual(booted);
 
     const bad = structuredClone(good);
     bad.service.url = DEAD_URL;
@@ -450,7 +454,7 @@ describe('last known good configuration', () => {
     await b.run(6000);
     expect(b.p.errors).toContain('config: the changed configuration delivered nothing for 1 min; going back to the last known good one');
     expect(b.rt.config()).toEqual(booted);
-    expect(createConfigStore({ files: board.files }).load().config).toEqual(booted);
+    expect(createConfigStore({ codec: () => CODEC, checker: 'test', files: board.files }).load().config).toEqual(booted);
     const before = service.writes.length;
     await b.run(30000);
     b.rt.stop();
@@ -516,6 +520,6 @@ describe('last known good configuration', () => {
     b.rt.stop();
     expect(b.rt.config()).toEqual(changed);
     expect(b.p.errors.some((l) => l.includes('going back to the last known good one'))).toBe(false);
-    expect(createConfigStore({ files: board.files, path: 'config.lkg.json' }).load().config).toEqual(changed);
+    expect(lkg(board)).toEqual(changed);
   });
 });

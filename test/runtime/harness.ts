@@ -2,6 +2,7 @@
 // gets fresh fake time and a fresh platform over the same file store and
 // settings, like a power cycle. Real HTTP to a local service is settled
 // under the fake clock by waiting for the request in flight.
+import { CODEC } from '../../src/config/codec';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
@@ -38,7 +39,7 @@ export class Board {
   readonly kv: KvStore = memoryKv();
 
   save(cfg: AgentConfig): void {
-    const e = createConfigStore({ files: this.files }).save(cfg);
+    const e = createConfigStore({ codec: () => CODEC, checker: 'test', files: this.files }).save(cfg);
     if (e) throw new Error(e);
   }
 
@@ -48,7 +49,7 @@ export class Board {
     const all: string[] = [];
     const inner = p.log;
     p.log = { info: (l) => (all.push(l), inner.info(l)), error: (l) => (all.push(l), inner.error(l)) };
-    const rt = boot(p);
+    const rt = boot(p, { codec: () => CODEC, checker: 'test' });
     installCommands(rt);
     // Called as the console host calls them, so the platform knows a command runs.
     const cmd = p.commands;

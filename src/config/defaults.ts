@@ -1,0 +1,39 @@
+// What the resident program knows of configuration without the checker
+// (validate.ts and the schema are cold code): the settings a board boots
+// with when nothing valid is saved, and what is still missing before the
+// agent can deliver. A test holds these defaults equal to the schema's.
+import { DEFAULT_BOARD } from '../board';
+import type { AgentConfig } from './types';
+
+/** Every setting at its default. */
+export function defaultConfig(): AgentConfig {
+  return {
+    board: DEFAULT_BOARD as AgentConfig['board'],
+    wifi: { ssid: '', password: '' },
+    service: { url: '', apiKey: '' },
+    agent: {
+      outboxBytes: 196608,
+      backoffBaseMs: 2000,
+      backoffCapMs: 300000,
+      watchdog: true,
+      requestTimeoutMs: 15000,
+      maxResponseBytes: 8192,
+      lkgRevertMs: 1800000,
+      heapFloorBytes: 16384,
+      safeModeBoots: 5,
+      radioOffBetweenUploads: false,
+    },
+    sensors: [],
+    devices: [],
+  };
+}
+
+/** The keys still to set before the agent can deliver anything; [] when ready. */
+export function isConfigured(c: AgentConfig): string[] {
+  const missing: string[] = [];
+  if (c.wifi.ssid === '') missing.push('wifi.ssid');
+  if (c.service.url === '') missing.push('service.url');
+  if (c.service.apiKey === '') missing.push('service.apiKey');
+  if (!c.devices.some((d) => d.sensors.length > 0)) missing.push('device.<name>');
+  return missing;
+}
