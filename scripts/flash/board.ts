@@ -317,12 +317,17 @@ export async function enterMaintenance(r: Repl, t: Timeouts, say: (l: string) =>
     // reset faster than the host notices) shows the maintenance boot at once.
     const v = await r.s.until(() => {
       const text = r.s.text(from);
-      const no = /maintenance: (.*); not rebooting/.exec(text);
-      if (no) return `refused: ${no[1] ?? ''}`;
-      return afterReboot(text) ? 'seen' : undefined;
+      // "maintenance: <error>; not rebooting" (the flag file could not be
+      // written) or "maintenance(): <error>" (the command's code could not be
+      // loaded): the agent stays as it was.
+      const no = /(?:^|\n)\r*maintenance(?:\(\))?: ([^\r\n]*)\r?\n/.exec(text);
+      if (no) return { refused: (no[1] ?? '').replace(/; not rebooting$/, '') };
+      return afterReboot(text) ? { refused: undefined } : undefined;
     }, t.rebootMs);
     if (v === undefined) throw new FlashError(`the board did not reboot within ${secs(t.rebootMs)} after maintenance(): press reset and run ./flash.sh again`);
-    if (v !== 'seen') throw new FlashError(`the agent could not reboot into maintenance (${v.slice(9)}): press reset, type maintenance() at the console, then run ./flash.sh again`);
+    if (v.refused !== undefined) {
+      throw new FlashError(`the agent did not reboot into maintenance (it said: ${v.refused}); nothing was sent: press reset, or boot with GP22 tied to GND, then run ./flash.sh again`);
+    }
     seen = true;
   } catch (e) {
     if (!(e instanceof PortGone)) throw e;

@@ -56,6 +56,8 @@ export interface BoardSetup {
   programBytes?: number;
   /** The flash page holding this offset of the program reads back as zeros. */
   badPageAt?: number;
+  /** The agent's commands are cold code that cannot be loaded: they say so and do nothing. */
+  coldBroken?: boolean;
   /** An agent too old to have maintenance(). */
   noMaintenance?: boolean;
   /** Every fs write lands with its last byte changed (a failing flash). */
@@ -307,12 +309,20 @@ export class FakeBoard {
   /** The agent's console commands that flash.sh uses. */
   private installAgent(): void {
     if (!this.o.noMaintenance) this.ctx.maintenance = () => {
+      if (this.o.coldBroken) {
+        this.log('maintenance(): cold module state: checksum mismatch');
+        return;
+      }
       this.log('rebooting into maintenance: the agent and the watchdog stay off until the next reboot');
       this.files.set('/maintenance', new Uint8Array([49]));
       throw new Reset();
     };
     Object.assign(this.ctx, {
       status: () => {
+        if (this.o.coldBroken) {
+          this.log('status(): cold module state: checksum mismatch');
+          return;
+        }
         this.log(`agent     0.1.0, ${this.mode}, boot ${this.boots}, up 5 s`);
         if (this.why) this.log('why       ' + this.why);
       },

@@ -296,6 +296,18 @@ describe.skipIf(!!why)('flash.sh against a scripted board on a pseudo-terminal',
     expect(b.program()).toBe('old program');
   });
 
+  it('stops at once when the agent cannot reboot into maintenance, sending nothing', async () => {
+    const b = await plug({ start: 'booted', agent: 'running', program: 'old program', coldBroken: true, files: { '/config.json': OLD_CONFIG } });
+    const r = await flash(['--config', 'site.json'], { FLASH_REBOOT_TIMEOUT: '8' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe('flash: error: the agent did not reboot into maintenance (it said: cold module state: checksum mismatch); nothing was sent: ' +
+      'press reset, or boot with GP22 tied to GND, then run ./flash.sh again\n');
+    expect(r.ms).toBeLessThan(5000);
+    expect(b.program()).toBe('old program');
+    expectWholeConfig(b, [OLD_CONFIG]);
+    expect(b.violations).toEqual([]);
+  });
+
   it('the scripted board enforces the watchdog: without a maintenance step it resets mid-upload', async () => {
     // An agent too old to know maintenance(): flash.sh cannot stop it, and the
     // board resets as the real one does. This is what the maintenance step prevents.
