@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { COLD_HEAD_MAX } from '../src/cold';
 import { SHARED } from '../src/shared';
+import { externalizeStrings, STRINGS_PARAM, tableText } from './cold-strings';
 import { dirname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -36,7 +37,9 @@ export interface ColdModule {
   name: string;
   /** Byte offset of its source in the artifact. */
   offset: number;
+  /** Code and string table together; the code alone. */
   bytes: number;
+  codeBytes: number;
   crc: number;
   inputs: { path: string; bytes: number }[];
 }
@@ -140,7 +143,7 @@ function fromResident(): Plugin {
 }
 
 /** One cold module: the source of a function expression returning the module's exports. */
-async function buildColdModule(board: string, file: string): Promise<{ text: string; inputs: { path: string; bytes: number }[] }> {
+async function buildColdModule(board: string, file: string): Promise<{ text: string; codeBytes: number; inputs: { path: string; bytes: number }[] }> {
   // ESM output, wrapped by hand: a function whose body is the module and
   // whose result is its default export (the bundler's own IIFE form would
   // add an exports object and its helpers).
@@ -149,11 +152,14 @@ async function buildColdModule(board: string, file: string): Promise<{ text: str
   const raw = r.outputFiles?.[0]?.text ?? '';
   const m = /^([\s\S]*)export\{([\w$]+) as default\};\n$/.exec(raw);
   if (!m?.[1] || !m[2] || /^import\b|[;}]import\b/.test(m[1])) throw new Error(`${file}: a cold module must have one default export and import no runtime module`);
-  const text = `(function(${SHARED_PARAM}){${m[1]}return ${m[2]}})`;
+  const ex = externalizeStrings(`(function(${SHARED_PARAM},${STRINGS_PARAM}){${m[1]}return ${m[2]}})`);
+  const code = ex.code;
+  const table = tableText(ex.table);
   // The section is one block comment: a '*/' inside would end it early.
-  if (text.includes('*/')) throw new Error(`${file}: its code contains '*/', which would end the cold section early; reword it`);
-  if (/[^\x20-\x7e\n\t]/.test(text)) throw new Error(`${file}: cold code must be printable ASCII`);
-  return { text, inputs: inputsOf(r.metafile as Metafile) };
+  if (code.includes('*/')) throw new Error(`${file}: its code contains '*/', which would end the cold section early; reword it`);
+  if (/[^\x20-\x7e\n\t]/.test(code + table)) throw new Error(`${file}: cold code must be printable ASCII`);
+  // The code, then its strings on one line (see scripts/cold-strings.ts).
+  return { text: code + '\n' + table, codeBytes: code.length, inputs: inputsOf(r.metafile as Metafile) };
 }
 
 export async function buildBundle(o: { board?: string; outfile?: string; entry?: string } = {}): Promise<BuildResult> {
@@ -183,11 +189,11 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
     let at = len;
     cold = built.map((b, i) => {
       const bytes = Buffer.from(b.text);
-      const mod = { name: names[i] as string, offset: at, bytes: bytes.length, crc: crc32(bytes), inputs: b.inputs };
+      const mod = { name: names[i] as string, offset: at, bytes: bytes.length, codeBytes: b.codeBytes, crc: crc32(bytes), inputs: b.inputs };
       at += bytes.length + 1;
       return mod;
     });
-    head = COLD_MARK + buildId + cold.map((c) => ` ${c.name}:${c.offset}:${c.bytes}:${c.crc.toString(16)}`).join('') + '\n';
+    head = COLD_MARK + buildId + cold.map((c) => ` ${c.name}:${c.offset}:${c.bytes}:${c.crc.toString(16)}:${c.codeBytes}`).join('') + '\n';
   }
   if (head.length > COLD_HEAD_MAX) throw new Error(`cold section header is ${head.length} bytes, over the loader's ${COLD_HEAD_MAX}: fewer modules`);
   const section = head + built.map((b) => b.text + '\n').join('') + '*/\n';

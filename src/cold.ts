@@ -2,8 +2,8 @@
 // config editor, help texts, provisioning, read-back) is not parsed at boot.
 // The build puts it in front of the program, inside one comment:
 //
-//   /*PDA-COLD <build> <name>:<offset>:<length>:<crc32 hex> ...\n
-//   <module source>\n ... */
+//   /*PDA-COLD <build> <name>:<offset>:<length>:<crc32 hex>:<code length> ...\n
+//   <module code>\n<its strings, a JSON array>\n ... */
 //
 // (offsets from the mark, which is looked for from the program's start).
 //
@@ -12,7 +12,10 @@
 // area, checks it, evaluates it, runs, and drops every reference, so the
 // module's bytecode is freed again. A module is the source of a function
 // expression that returns the module's default export when called with the
-// resident modules it shares (src/shared.ts).
+// resident modules it shares (src/shared.ts) and its strings. The strings
+// are not in the code: the engine keeps every string a parsed program names
+// until it stops, so they come from a JSON table instead, made at run time
+// and collected with the module (scripts/cold-strings.ts).
 //
 // Nothing in sampling or delivery depends on this: a missing, corrupt or
 // foreign module only makes the command that needs it say so.
@@ -75,7 +78,7 @@ export function createColdLoader(o: { program: ProgramStore; build: string; shar
     if (parts[0] !== o.build) return { ok: false, error: 'the program on flash is build ' + parts[0] + ', this one is ' + o.build + REFLASH };
     for (let i = 1; i < parts.length; i++) {
       const f = (parts[i] as string).split(':');
-      if (f[0] === name) return { ok: true, value: [from + Number(f[1]), Number(f[2]), parseInt(f[3] as string, 16)] };
+      if (f[0] === name) return { ok: true, value: [from + Number(f[1]), Number(f[2]), parseInt(f[3] as string, 16), Number(f[4])] };
     }
     return { ok: false, error: 'build ' + o.build + ' has no module ' + name };
   }
@@ -85,28 +88,34 @@ export function createColdLoader(o: { program: ProgramStore; build: string; shar
    * bytes read are garbage before the source is evaluated: only the text and
    * then its bytecode are on the heap at once, never the bytes as well.
    */
-  function text(at: number[]): string | undefined {
+  function text(at: number[]): [string, unknown] | undefined {
     const bytes = o.program.read(at[0] as number, at[1] as number);
-    return bytes && crc32(bytes, 0, bytes.length) === at[2] ? decodeUtf8(bytes) : undefined;
+    if (!bytes || crc32(bytes, 0, bytes.length) !== at[2]) return undefined;
+    const n = at[3] as number;
+    const code = decodeUtf8(bytes.subarray(0, n));
+    const strings = decodeUtf8(bytes.subarray(n + 1));
+    return code === undefined || strings === undefined ? undefined : [code, JSON.parse(strings)];
   }
 
   return {
     load<T>(name: string): ColdResult<T> {
       const at = find(name);
       if (!at.ok) return { ok: false, error: 'cold code ' + name + ': ' + at.error };
-      let src = text(at.value);
-      if (src === undefined) return { ok: false, error: 'cold code ' + name + ': corrupt on flash (CRC)' + REFLASH };
+      let got: [string, unknown] | undefined;
       let make: unknown;
       try {
+        got = text(at.value);
+        if (got === undefined) return { ok: false, error: 'cold code ' + name + ': corrupt on flash (CRC)' + REFLASH };
         // Indirect eval: global scope, nothing of this closure visible to it.
-        make = (0, eval)(src);
+        make = (0, eval)(got[0]);
       } catch (e) {
         return { ok: false, error: 'cold code ' + name + ': ' + String(e) + REFLASH };
       }
+      const strings = got[1];
       // The source goes before the module runs; only its bytecode stays.
-      src = undefined;
+      got = undefined;
       if (typeof make !== 'function') return { ok: false, error: 'cold code ' + name + ': not a module' + REFLASH };
-      return { ok: true, value: (make as (s: Shared) => T)(o.shared) };
+      return { ok: true, value: (make as (s: Shared, t: unknown) => T)(o.shared, strings) };
     },
   };
 }
