@@ -40,7 +40,7 @@ export function externalizeStrings(code: string): { code: string; table: string[
     return `${STRINGS_PARAM}[${i}]`;
   };
   const keyName = (k: AnyNode): string | undefined =>
-    k.type === 'Identifier' ? (k['name'] as string) : k.type === 'Literal' && typeof k['value'] === 'string' ? (k['value'] as string) : undefined;
+    k.type === 'Identifier' ? (k['name'] as string) : k.type === 'Literal' && typeof k['value'] === 'string' ? (k['value']) : undefined;
 
   fullAncestor(ast, (n, _state, ancestors) => {
     const node = n as AnyNode;
@@ -51,7 +51,7 @@ export function externalizeStrings(code: string): { code: string; table: string[
       if (parent && parent.type === 'ExpressionStatement' && parent['directive'] !== undefined) return;
       // After a keyword (case"a", return"b", in"c"), a name needs a space.
       const glue = /[\w$]/.test(code[node.start - 1] ?? '') ? ' ' : '';
-      edits.push({ start: node.start, end: node.end, text: glue + ref(node['value'] as string) });
+      edits.push({ start: node.start, end: node.end, text: glue + ref(node['value']) });
     } else if (node.type === 'MemberExpression' && !node['computed']) {
       const p = node['property'] as AnyNode;
       if (code[p.start - 1] !== '.') throw new Error(`cold code: unexpected member expression at ${p.start}`);
