@@ -330,15 +330,26 @@ describe('flash.sh sizes and cold code', () => {
 
   it('names the cold modules from the manifest and checks only the resident part against the budget', () => {
     addTty('ttyACM0', '2e8a', '1-1');
+    write(join(root, 'boards/pico-w.json'), JSON.stringify({ name: 'pico-w', bundleBudgetBytes: 2 * BUDGET, residentBudgetBytes: BUDGET }));
     manifest(cold(BUDGET, 600));
     const r = flash(['--dry-run'], { FAKE_BUNDLE_BYTES: String(BUDGET + 600) });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain(`flash: size: dist/agent.js is ${BUDGET + 600} bytes: resident ${BUDGET}, budget ${BUDGET} for pico-w; cold 600\n`);
+    expect(r.stdout).toContain(`flash: size: dist/agent.js is ${BUDGET + 600} bytes (budget ${2 * BUDGET}): resident ${BUDGET}, budget ${BUDGET} for pico-w; cold 600\n`);
     expect(r.stdout).toContain(
       'flash: cold code: console 300 B, help 200 B (build 81d8bfb3) inside dist/agent.js (its leading comment, read back ' +
         'from the program area on the board): no extra transfer\n',
     );
+  });
+
+  it('fails when the whole artifact, cold code included, is over its budget', () => {
+    addTty('ttyACM0', '2e8a', '1-1');
+    write(join(root, 'boards/pico-w.json'), JSON.stringify({ name: 'pico-w', bundleBudgetBytes: BUDGET + 500, residentBudgetBytes: BUDGET }));
+    manifest(cold(BUDGET, 600));
+    const r = flash([], { FAKE_BUNDLE_BYTES: String(BUDGET + 600) });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`flash: error: bundle is ${BUDGET + 600} bytes with its cold code, budget ${BUDGET + 500} for pico-w: shrink the code\n`);
+    expect(serialCalls()).toEqual([]);
   });
 
   it('fails when the resident part is over the budget', () => {
