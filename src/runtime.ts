@@ -78,6 +78,8 @@ export interface Runtime {
   resume(): void;
   /** Reboots into maintenance: console only, no agent, no watchdog, for flashing. */
   maintenance(): void;
+  /** A restart someone asked for (reboot(), an orderly restart): the next boot does not count toward safe mode. */
+  restart(why: string): void;
   stop(): void;
 }
 
@@ -178,8 +180,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     const stale = p.sockets.abandoned();
     if (stale >= ABANDONED_LIMIT) {
       log.error('net: ' + stale + ' connections dropped by the TCP stack without a word hold their slots for good; restarting (every reading is on flash)');
-      rt.stop();
-      p.system.reboot();
+      rt.restart('restart: connections abandoned');
       return;
     }
     const link = agent.link.stats();
@@ -297,6 +298,10 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
         }
         return;
       }
+      rt.restart('restart: maintenance');
+    },
+    restart(why) {
+      state.restartAsked(why);
       rt.stop();
       p.system.reboot();
     },
@@ -324,6 +329,8 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   }
   if (maintenance) {
     why = 'maintenance boot: agent and watchdog off until the next reboot; flash or copy files now';
+    // What ends this boot is the flashing (`.load`) or a reset by hand: not a crash.
+    state.restartAsked('maintenance boot');
   } else if (state.safeMode) {
     mode = 'safe';
     why = state.reason;

@@ -9,6 +9,11 @@
 //   rapid    rapid boots in a row before this one
 //   healthy  this boot has been marked healthy
 //   state    what this boot said it was doing last ('booting' until record())
+//   asked    (when true) this boot ends in a restart someone asked for:
+//            reboot(), maintenance(), a maintenance boot (the flashing that
+//            follows ends it with `.load`), an orderly restart of the agent.
+//            The boot after it is not counted as rapid; a crash, a watchdog
+//            reset or a power cut before 120 s still is.
 // Replaced atomically (write state.json.tmp, rename over state.json): LittleFS
 // commits a file on close and renames atomically, so a power cut leaves either
 // the old or the new record, never half of one.
@@ -39,6 +44,11 @@ export interface BootState {
   record(state: string): void;
   /** The operator's resume(): safe mode off, rapid counter cleared, persisted. */
   leaveSafeMode(): void;
+  /**
+   * The next boot is one someone asked for (see `asked` above): it will not
+   * count as rapid. Persisted at once, before the restart.
+   */
+  restartAsked(why: string): void;
 }
 
 export const STATE_FILE = 'state.json';
@@ -51,6 +61,7 @@ interface Saved {
   rapid: number;
   healthy: boolean;
   state: string;
+  asked?: boolean;
 }
 
 function errText(e: unknown): string {
@@ -89,7 +100,9 @@ function load(files: FileStore): Saved | string | undefined {
   ) {
     return 'corrupt (bad fields)';
   }
-  return { boot: s.boot, rapid: s.rapid, healthy: s.healthy, state: s.state };
+  const out: Saved = { boot: s.boot, rapid: s.rapid, healthy: s.healthy, state: s.state };
+  if (s.asked === true) out.asked = true;
+  return out;
 }
 
 export function openBootState(o: { files: FileStore; safeModeBoots: number; log?: Log }): BootState {
@@ -100,7 +113,8 @@ export function openBootState(o: { files: FileStore; safeModeBoots: number; log?
   let lastState = '';
   if (typeof prev === 'object') {
     bootId = prev.boot + 1;
-    rapid = prev.healthy ? 0 : prev.rapid + 1;
+    // A restart someone asked for neither counts nor clears the count.
+    rapid = prev.healthy ? 0 : prev.asked ? prev.rapid : prev.rapid + 1;
     lastState = prev.state;
   } else if (log) {
     if (prev === undefined) log.info('boot state: no ' + STATE_FILE + ', starting fresh');
@@ -153,6 +167,12 @@ export function openBootState(o: { files: FileStore; safeModeBoots: number; log?
       // counts 1, so a broken build finds its way back into safe mode.
       if (cur.rapid === 0) return;
       cur.rapid = 0;
+      persist();
+    },
+    restartAsked(why: string): void {
+      if (cur.asked && cur.state === why) return;
+      cur.asked = true;
+      cur.state = why.length > MAX_STATE_CHARS ? why.slice(0, MAX_STATE_CHARS) : why;
       persist();
     },
   };

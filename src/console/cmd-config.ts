@@ -81,8 +81,7 @@ export function stateCommands(c: Ctx): Commands {
 
     reboot() {
       out('rebooting');
-      rt.stop();
-      p.system.reboot();
+      rt.restart('restart: reboot()');
     },
   };
 }

@@ -145,6 +145,32 @@ describe('rapid boots and safe mode', () => {
     ]);
   });
 
+  it('does not count a boot that follows a restart someone asked for, nor clear the count of crashes before it', () => {
+    const f = memFiles();
+    const seen: number[] = [];
+    for (let i = 0; i < 3; i++) seen.push(openBootState({ files: f.store, safeModeBoots: 5 }).rapidBoots);
+    // Three crashes in a row, then restarts asked for, then crashes again.
+    for (let i = 0; i < 6; i++) {
+      const b = openBootState({ files: f.store, safeModeBoots: 5 });
+      seen.push(b.rapidBoots);
+      b.restartAsked(i % 2 ? 'restart: reboot()' : 'maintenance boot');
+    }
+    for (let i = 0; i < 3; i++) seen.push(openBootState({ files: f.store, safeModeBoots: 5 }).rapidBoots);
+    expect(seen).toEqual([0, 1, 2, 3, 3, 3, 3, 3, 3, 3, 4, 5]);
+    expect(openBootState({ files: f.store, safeModeBoots: 5 }).safeMode).toBe(true);
+  });
+
+  it('keeps the restart asked for on flash with its reason, once', () => {
+    const f = memFiles();
+    const b = openBootState({ files: f.store, safeModeBoots: 5 });
+    const writes = f.ops.length;
+    b.restartAsked('restart: maintenance');
+    b.restartAsked('restart: maintenance');
+    expect(f.ops.slice(writes)).toEqual(['write state.json.tmp', 'rename state.json.tmp state.json']);
+    expect(JSON.parse(new TextDecoder().decode(f.store.read('state.json')))).toMatchObject({ asked: true, state: 'restart: maintenance' });
+    expect(openBootState({ files: f.store, safeModeBoots: 5 }).lastState).toBe('restart: maintenance');
+  });
+
   it('gives the reason with the count and the last state', () => {
     const f = memFiles();
     f.put(STATE_FILE, '{"boot":41,"rapid":4,"healthy":false,"state":"uplink: sending"}');

@@ -326,6 +326,49 @@ describe('crash loops and safe mode', () => {
   });
 });
 
+describe('boots someone asked for do not count toward safe mode', () => {
+  // The README's flashing sequence, as flash.sh runs it on a board with the
+  // agent running: maintenance(), the maintenance boot, the upload and its
+  // `.load` (a new boot of the same flash), then the agent's first lines.
+  it('five flashings in a row, each within seconds, never end in safe mode', () => {
+    const board = new Board();
+    board.save(testConfig(DEAD_URL));
+    const modes: string[] = [];
+    let b = board.boot();
+    for (let i = 0; i < 5; i++) {
+      b.cmd.maintenance!();
+      const m = board.boot();
+      modes.push(m.rt.mode());
+      m.rt.stop();
+      b = board.boot();
+      modes.push(b.rt.mode());
+    }
+    expect(modes).toEqual(Array(10).fill(0).map((_, i) => (i % 2 ? 'running' : 'console-only')));
+    expect(b.rt.state.rapidBoots).toBe(0);
+    b.rt.stop();
+  });
+
+  it('reboot() and an orderly restart do not count; a crash, a watchdog reset or a power cut before 120 s still does', () => {
+    const board = new Board();
+    board.save(testConfig(DEAD_URL));
+    const counts: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const b = board.boot();
+      counts.push(b.rt.state.rapidBoots);
+      if (i % 2) b.cmd.reboot!();
+      else b.rt.restart('restart: connections abandoned');
+    }
+    // Boots that just end (crash, watchdog, power) count one each.
+    for (let i = 0; i < 5; i++) {
+      const b = board.boot();
+      counts.push(b.rt.state.rapidBoots);
+      b.rt.stop();
+    }
+    expect(counts).toEqual([0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4]);
+    expect(board.boot().rt.mode()).toBe('safe');
+  });
+});
+
 describe('maintenance boots', () => {
   it('maintenance(): the next boot runs neither agent nor watchdog, the one after is normal', async () => {
     const board = new Board();
