@@ -18,8 +18,8 @@ import { timerIdRate } from './bench/timer-ids';
 import { engineHeap } from './bench/engine-heap';
 import { records } from './bench/records';
 
-/** Heap bytes per byte of minified bundle, measured on the device's engine build. */
-const HEAP_PER_BUNDLE_BYTE = 1.37;
+/** Heap bytes per byte of minified program parsed, measured on the device's engine build (62,618 B of resident program: 87,448 B of heap, 2026-11-24). */
+const HEAP_PER_BUNDLE_BYTE = 1.4;
 const HEAP_BYTES = 180 * 1024;
 const TOP_MODULES = 10;
 
@@ -46,12 +46,15 @@ const pct = (a: number, b: number): string => ((a / b) * 100).toFixed(1) + ' %';
 
 async function bundle(): Promise<Row[]> {
   const r = await buildBundle({ outfile: 'dist/bench-agent.js' });
-  const heap = r.bytes * HEAP_PER_BUNDLE_BYTE;
+  // Only the resident program is parsed at boot; its bytecode stays on the heap.
+  const heap = r.residentBytes * HEAP_PER_BUNDLE_BYTE;
   const rows: Row[] = [
-    ['1', 'device bundle, minified', `${r.bytes} B` + (r.budgetBytes ? ` (${pct(r.bytes, r.budgetBytes)} of the ${r.budgetBytes} B pico-w budget)` : ''), 'esbuild IIFE, es2019, minified, as scripts/build.ts builds it'],
-    ['1', 'heap taken by its bytecode (estimate)', `≈ ${kb(heap)} of ${kb(HEAP_BYTES)} (${pct(heap, HEAP_BYTES)})`, `estimate: × ${HEAP_PER_BUNDLE_BYTE} heap B per bundle B, measured on the device's engine build`],
+    ['1', 'device bundle, minified', `${r.bytes} B (${r.budgetBytes ? pct(r.bytes, r.budgetBytes) + ' of the ' + r.budgetBytes + ' B pico-w budget' : 'no budget'})`, 'esbuild, es2019, minified, as scripts/build.ts builds it: one file, the cold section in front of the resident program'],
+    ['1', '  resident program (parsed at boot)', `${r.residentBytes} B` + (r.residentBudgetBytes ? ` (${pct(r.residentBytes, r.residentBudgetBytes)} of the ${r.residentBudgetBytes} B pico-w budget)` : ''), 'an IIFE; everything the steady loop needs, and the console stubs and cold loader'],
+    ['1', '  cold code (never parsed at boot)', `${r.coldBytes} B: ` + r.cold.map((c) => `${c.name} ${c.bytes} B`).join(', '), 'a leading comment; a command reads its module back from flash, runs it and lets it go (src/cold.ts); build ' + r.build],
+    ['1', 'heap taken by the resident bytecode (estimate)', `≈ ${kb(heap)} of ${kb(HEAP_BYTES)} (${pct(heap, HEAP_BYTES)})`, `estimate: × ${HEAP_PER_BUNDLE_BYTE} heap B per resident B, measured on the device's engine build (§7 has the measured figures)`],
   ];
-  for (const i of r.inputs.slice(0, TOP_MODULES)) rows.push(['1', '  ' + i.path, `${i.bytes} B (${pct(i.bytes, r.bytes)})`, 'metafile bytesInOutput']);
+  for (const i of r.inputs.slice(0, TOP_MODULES)) rows.push(['1', '  ' + i.path, `${i.bytes} B (${pct(i.bytes, r.residentBytes)})`, 'metafile bytesInOutput, resident program']);
   return rows;
 }
 
