@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { COLD_HEAD_MAX } from '../src/cold';
 import { SHARED } from '../src/shared';
-import { externalizeStrings, STRINGS_PARAM, tableText } from './cold-strings';
+import { externalizeStrings, namesIn, STRINGS_PARAM, tableText } from './cold-strings';
 import { dirname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -143,7 +143,7 @@ function fromResident(): Plugin {
 }
 
 /** One cold module: the source of a function expression returning the module's exports. */
-async function buildColdModule(board: string, file: string): Promise<{ text: string; codeBytes: number; inputs: { path: string; bytes: number }[] }> {
+async function buildColdModule(board: string, file: string, keep: Set<string>): Promise<{ text: string; codeBytes: number; inputs: { path: string; bytes: number }[] }> {
   // ESM output, wrapped by hand: a function whose body is the module and
   // whose result is its default export (the bundler's own IIFE form would
   // add an exports object and its helpers).
@@ -152,7 +152,7 @@ async function buildColdModule(board: string, file: string): Promise<{ text: str
   const raw = r.outputFiles?.[0]?.text ?? '';
   const m = /^([\s\S]*)export\{([\w$]+) as default\};\n$/.exec(raw);
   if (!m?.[1] || !m[2] || /^import\b|[;}]import\b/.test(m[1])) throw new Error(`${file}: a cold module must have one default export and import no runtime module`);
-  const ex = externalizeStrings(`(function(${SHARED_PARAM},${STRINGS_PARAM}){${m[1]}return ${m[2]}})`);
+  const ex = externalizeStrings(`(function(${SHARED_PARAM},${STRINGS_PARAM}){${m[1]}return ${m[2]}})`, keep);
   const code = ex.code;
   const table = tableText(ex.table);
   // The section is one block comment: a '*/' inside would end it early.
@@ -167,15 +167,20 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   const outfile = o.outfile ?? 'dist/agent.js';
   mkdirSync(dirname(outfile), { recursive: true });
 
+  // First the resident program with stand-in ids: the names it holds are in
+  // the engine's literal storage for good anyway, so cold code may name them
+  // freely; only its other strings go to its table (scripts/cold-strings.ts).
+  const entry = o.entry ?? 'src/main.ts';
+  const stand = { __BUILD__: '"00000000"', __CHECKER__: '"00000000"' };
+  const draft = await build({ ...common(board), entryPoints: [entry], define: stand, outfile });
+  const keep = namesIn(draft.outputFiles?.[0]?.text ?? '');
   const names = readdirSync(COLD_DIR).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
-  const built = await Promise.all(names.map((n) => buildColdModule(board, `${COLD_DIR}/${n}.ts`)));
+  const built = await Promise.all(names.map((n) => buildColdModule(board, `${COLD_DIR}/${n}.ts`, keep)));
   // The id covers both halves: a change to either makes the other refuse it.
   // The resident program holds the id, so it is hashed with a stand-in id.
-  const entry = o.entry ?? 'src/main.ts';
   const check = built[names.indexOf('check')];
   const checker = check ? crc32(Buffer.from(check.text)).toString(16) : 'none';
   const define = (id: string): Record<string, string> => ({ __BUILD__: JSON.stringify(id), __CHECKER__: JSON.stringify(checker) });
-  const draft = await build({ ...common(board), entryPoints: [entry], define: define('00000000'), outfile });
   const buildId = createHash('sha256')
     .update(built.map((b) => b.text).join('\n') + '\n' + (draft.outputFiles?.[0]?.text ?? ''))
     .digest('hex')

@@ -21,16 +21,33 @@ interface Edit {
 type AnyNode = Node & Record<string, unknown>;
 
 /**
+ * The strings a program names: string literals and identifiers (property
+ * names, globals, variables). Once it is parsed the engine keeps them all.
+ */
+export function namesIn(code: string): Set<string> {
+  const out = new Set<string>();
+  fullAncestor(parse(code, { ecmaVersion: 2019, sourceType: 'script' }), (n) => {
+    const node = n as AnyNode;
+    if (node.type === 'Literal' && typeof node['value'] === 'string') out.add(node['value']);
+    else if (node.type === 'Identifier') out.add(node['name'] as string);
+  });
+  return out;
+}
+
+/**
  * `code`: a script (the module's function expression). Returns the code with
  * every string literal, dotted property name and literal object key read
- * from `__s`, and the table, in order of first use.
+ * from `__s`, and the table, in order of first use. Strings in `keep` (what
+ * the resident program names already) stay as they are: they cost the
+ * engine nothing more, and a direct name makes less bytecode than a read.
  */
-export function externalizeStrings(code: string): { code: string; table: string[] } {
+export function externalizeStrings(code: string, keep: Set<string> = new Set()): { code: string; table: string[] } {
   const ast = parse(code, { ecmaVersion: 2019, sourceType: 'script' });
   const table: string[] = [];
   const index = new Map<string, number>();
   const edits: Edit[] = [];
-  const ref = (s: string): string => {
+  const ref = (s: string): string | undefined => {
+    if (keep.has(s)) return undefined;
     let i = index.get(s);
     if (i === undefined) {
       i = table.length;
@@ -51,18 +68,22 @@ export function externalizeStrings(code: string): { code: string; table: string[
       if (parent && parent.type === 'ExpressionStatement' && parent['directive'] !== undefined) return;
       // After a keyword (case"a", return"b", in"c"), a name needs a space.
       const glue = /[\w$]/.test(code[node.start - 1] ?? '') ? ' ' : '';
-      edits.push({ start: node.start, end: node.end, text: glue + ref(node['value']) });
+      const r = ref(node['value']);
+      if (r) edits.push({ start: node.start, end: node.end, text: glue + r });
     } else if (node.type === 'MemberExpression' && !node['computed']) {
       const p = node['property'] as AnyNode;
       if (code[p.start - 1] !== '.') throw new Error(`cold code: unexpected member expression at ${p.start}`);
-      edits.push({ start: p.start - 1, end: p.end, text: `[${ref(p['name'] as string)}]` });
+      const r = ref(p['name'] as string);
+      if (r) edits.push({ start: p.start - 1, end: p.end, text: `[${r}]` });
     } else if ((node.type === 'Property' || node.type === 'MethodDefinition') && !node['computed']) {
       const k = node['key'] as AnyNode;
       const name = keyName(k);
       // __proto__ as a key sets the prototype; computed, it would not.
       if (name === undefined || name === '__proto__' || (node.type === 'MethodDefinition' && name === 'constructor')) return;
-      if (node['shorthand']) edits.push({ start: k.start, end: k.start, text: `[${ref(name)}]:` });
-      else edits.push({ start: k.start, end: k.end, text: `[${ref(name)}]` });
+      const r = ref(name);
+      if (!r) return;
+      if (node['shorthand']) edits.push({ start: k.start, end: k.start, text: `[${r}]:` });
+      else edits.push({ start: k.start, end: k.end, text: `[${r}]` });
     }
   });
 

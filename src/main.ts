@@ -16,7 +16,11 @@ declare const __CHECKER__: string;
 
 try {
   const p = createKalumaPlatform();
-  const cold = createColdLoader({ program: p.program, build: __BUILD__, shared: SHARED });
+  const room = (): number | undefined => {
+    const m = p.system.memory();
+    return m && m.heapTotal - m.heapUsed;
+  };
+  const cold = createColdLoader({ program: p.program, build: __BUILD__, shared: SHARED, room });
   const codec = (): ConfigCodec | string => {
     const m = cold.load<ConfigCodec>('check');
     return m.ok ? m.value : m.error;

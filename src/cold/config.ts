@@ -1,5 +1,5 @@
-// Cold module 'config': config(), set(), unset(), importWifi(): the editor
-// and the whole validation of a change.
+// Cold module 'config': set(), unset(), importWifi(): the editor and the
+// whole validation of a change.
 import { configCommands } from '../console/cmd-config';
 import { run } from '../console/run';
 

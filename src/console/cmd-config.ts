@@ -1,5 +1,6 @@
 // The everyday commands: the agent's state and restarts (cold module
-// 'state'), and the configuration with its editor (cold module 'config').
+// 'state'), the configuration shown (cold module 'show') and changed with
+// the editor (cold module 'config').
 import { describeConfig } from '../config/describe';
 import { mask } from '../config/schema';
 import { VERSION } from '../runtime';
@@ -92,11 +93,6 @@ export function configCommands(c: Ctx): Commands {
   const out = c.out;
   const fail = c.fail;
   return {
-    config() {
-      for (const l of describeConfig(rt.config())) out(l);
-      if (rt.dirty()) out('(unsaved changes: type save() to apply them, discard() to drop them)');
-    },
-
     set(key: unknown, value: unknown) {
       if (typeof key !== 'string') return fail("set: the key must be a string, e.g. set('wifi.ssid', 'net')");
       const e = edit(rt, (ed) => ed.set(key, value));
@@ -125,6 +121,17 @@ export function configCommands(c: Ctx): Commands {
       });
       if (e) return fail('importWifi: ' + e + '; nothing changed');
       out('wifi.ssid = ' + ssid + ', wifi.password = ' + mask(pw) + '; save() to apply');
+    },
+  };
+}
+
+export function showCommands(c: Ctx): Commands {
+  const rt = c.rt;
+  const out = c.out;
+  return {
+    config() {
+      for (const l of describeConfig(rt.config())) out(l);
+      if (rt.dirty()) out('(unsaved changes: type save() to apply them, discard() to drop them)');
     },
   };
 }

@@ -8,7 +8,7 @@
 // module a command lives in, run it and let it go. This file puts them all
 // together for the tests that call them directly.
 import type { Runtime } from '../runtime';
-import { configCommands, stateCommands } from './cmd-config';
+import { configCommands, showCommands, stateCommands } from './cmd-config';
 import { helpCommands } from './cmd-help';
 import { provisionCommands, testCommands } from './cmd-service';
 import type { Commands } from './shared';
@@ -18,7 +18,7 @@ import { context } from './shared';
 export function installCommands(rt: Runtime): Commands {
   const c = context(rt);
   const cmds: Commands = {};
-  for (const part of [helpCommands(c), stateCommands(c), configCommands(c), testCommands(c), provisionCommands(c)]) for (const n in part) cmds[n] = part[n] as Commands[string];
+  for (const part of [helpCommands(c), stateCommands(c), showCommands(c), configCommands(c), testCommands(c), provisionCommands(c)]) for (const n in part) cmds[n] = part[n] as Commands[string];
   for (const name in cmds) rt.p.console.expose(name, cmds[name] as Commands[string]);
   return cmds;
 }

@@ -10,7 +10,7 @@ import type { ColdCommands } from './run';
 export const COMMAND_MODULES: Record<string, string> = {
   help: 'help',
   status: 'state',
-  config: 'config',
+  config: 'show',
   set: 'config',
   unset: 'config',
   save: 'state',

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, type BuildResult } from '../../scripts/build';
 import { createFileProgram, noProgram } from '../../host/ports/program';
-import { createColdLoader } from '../../src/cold';
+import { COLD_HEAP_PER_BYTE, createColdLoader } from '../../src/cold';
 import { SHARED } from '../../src/shared';
 import type { ProgramStore } from '../../src/ports/ports';
 
@@ -32,7 +32,7 @@ function area(b: Uint8Array): ProgramStore & { reads: number } {
 
 describe('cold code loader', () => {
   it('puts every module of src/cold/ in the artifact, in front of the resident program', () => {
-    expect(built.cold.map((c) => c.name)).toEqual(['check', 'config', 'help', 'provision', 'state', 'test']);
+    expect(built.cold.map((c) => c.name)).toEqual(['check', 'config', 'help', 'provision', 'show', 'state', 'test']);
     const text = new TextDecoder().decode(bytes);
     expect(text.startsWith('/*PDA-COLD ' + built.build + ' ')).toBe(true);
     // The comment ends once, where the resident program begins.
@@ -115,5 +115,27 @@ describe('the resident program never imports cold code', () => {
     // and the stubs that load them are there
     expect(resident).toContain('src/console/stubs.ts');
     expect(resident).toContain('src/cold.ts');
+  });
+});
+
+describe('a module that would not fit the heap', () => {
+  it('is refused in one line, before anything is read or evaluated', () => {
+    const p = area(bytes);
+    const help = built.cold.find((c) => c.name === 'help')!;
+    const need = Math.ceil(COLD_HEAP_PER_BYTE * help.bytes);
+    const cold = createColdLoader({ program: p, build: built.build, shared: SHARED, room: () => need - 1 });
+    const reads = p.reads;
+    expect(cold.load('help')).toEqual({
+      ok: false,
+      error: `cold code help: not enough free heap now (${need - 1} B free, about ${need} B needed); try again in a minute, or in a maintenance boot (maintenance())`,
+    });
+    // Only the header was read to learn the size.
+    expect(p.reads - reads).toBeLessThanOrEqual(2);
+  });
+
+  it('loads when the room is there, or when the platform cannot tell', () => {
+    const help = built.cold.find((c) => c.name === 'help')!;
+    expect(createColdLoader({ program: area(bytes), build: built.build, shared: SHARED, room: () => Math.ceil(COLD_HEAP_PER_BYTE * help.bytes) }).load<unknown>('help').ok).toBe(true);
+    expect(createColdLoader({ program: area(bytes), build: built.build, shared: SHARED, room: () => undefined }).load<unknown>('help').ok).toBe(true);
   });
 });
