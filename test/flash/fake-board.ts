@@ -621,26 +621,12 @@ function pretty(v: unknown): string {
   return `\x1b[96m[Object]${NORMAL}`;
 }
 
-/** CRC-16/XMODEM as ymodem.c computes it. */
+/** CRC-16/XMODEM (polynomial 0x1021, initial 0, not reflected): what the firmware's receiver checks. */
 function crc16(b: Uint8Array): number {
   let crc = 0;
   for (const x of b) {
-    let v = x | 0x100;
-    do {
-      crc <<= 1;
-      v <<= 1;
-      if (v & 0x100) crc++;
-      if (crc & 0x10000) crc ^= 0x1021;
-    } while (!(v & 0x10000));
+    crc ^= x << 8;
+    for (let k = 0; k < 8; k++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
   }
-  for (let k = 0; k < 2; k++) {
-    let v = 0x100;
-    do {
-      crc <<= 1;
-      v <<= 1;
-      if (v & 0x100) crc++;
-      if (crc & 0x10000) crc ^= 0x1021;
-    } while (!(v & 0x10000));
-  }
-  return crc & 0xffff;
+  return crc;
 }
