@@ -1,15 +1,17 @@
 // The real Kaluma file port (src/ports/kaluma/files.ts) over a fake of
 // Kaluma's fs module that refuses like a full or worn LittleFS and counts the
-// C file handles the runtime never frees. The port imports 'fs' by name; the
-// mock below replaces it for this file only, so node's fs is never reached.
+// C file handles the runtime never frees. The port requires 'fs' through
+// Kaluma's global require(), stubbed below for this file only, so node's fs
+// is never reached.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FileStore } from '../../src/ports/ports';
 import { createOutbox } from '../../src/queue/outbox';
 import { kalumaFs as kfs } from '../fakes/kaluma-fs';
 import { walkFileStoreContract } from '../fakes/file-store-contract';
 import { outboxCoreSuite, rec } from '../queue/helpers';
+import { stubKalumaRequire } from './kaluma-env';
 
-vi.mock('fs', async () => (await import('../fakes/kaluma-fs')).kalumaFs);
+stubKalumaRequire({ fs: kfs });
 
 // A computed path keeps the type checker out: the port is typed against
 // Kaluma's fs declarations, the tests against node's.

@@ -1,7 +1,11 @@
-import { PicoCYW43 } from 'pico_cyw43';
+import type * as Cyw43 from 'pico_cyw43';
 import type { DigitalOut, Pins, Pull } from '../ports';
 
-let cyw43: PicoCYW43 | undefined;
+// The radio chip's module, required by the first led() (see kaluma.d.ts). On
+// a Pico W the firmware's board script has already required it at start-up
+// (it makes the Wi-Fi and TCP drivers from it and powers the chip up), so
+// this costs no module of its own and the LED works before any network use.
+let cyw43: Cyw43.PicoCYW43 | undefined;
 
 function modeFor(pull: Pull): number {
   return pull === 'up' ? INPUT_PULLUP : pull === 'down' ? INPUT_PULLDOWN : INPUT;
@@ -21,7 +25,7 @@ export const kalumaPins: Pins = {
   },
   // On W boards the LED hangs off the radio chip (WL_GPIO0) and wants a boolean.
   led: (): DigitalOut => {
-    if (!cyw43) cyw43 = new PicoCYW43();
+    if (!cyw43) cyw43 = new ((globalThis as unknown as { require(id: 'pico_cyw43'): typeof Cyw43 }).require('pico_cyw43').PicoCYW43)();
     const chip = cyw43;
     return { write: (on) => chip.putGpio(0, on), close: () => chip.putGpio(0, false) };
   },

@@ -1,12 +1,16 @@
-import { WDT } from 'wdt';
+import type * as Wdt from 'wdt';
 import type { ConsoleHost, KvStore, Log, System, Watchdog } from '../ports';
 
-let wdt: WDT | undefined;
+// Kaluma's wdt module, required when the watchdog is first armed (see kaluma.d.ts).
+let wdtModule: typeof Wdt | undefined;
+let wdt: Wdt.WDT | undefined;
+const arm = (ms: number): Wdt.WDT =>
+  new (wdtModule || (wdtModule = (globalThis as unknown as { require(id: 'wdt'): typeof Wdt }).require('wdt'))).WDT(ms);
 
 export const kalumaWatchdog: Watchdog = {
   // A second WDT just re-programs the same hardware counter.
   start: (ms) => {
-    wdt = new WDT(ms);
+    wdt = arm(ms);
   },
   feed: () => {
     if (wdt) wdt.feed();
@@ -19,7 +23,7 @@ export const kalumaSystem: System = {
   memory: () => process.memoryUsage(),
   // There is no reset API: arm the watchdog at its minimum and stop feeding.
   reboot: () => {
-    wdt = new WDT(1);
+    wdt = arm(1);
     for (;;) delay(10);
   },
   seedRandom: () => {
@@ -36,23 +40,27 @@ export const kalumaSystem: System = {
 };
 
 // storage getItem over-reads past its buffer (C-heap risk): read each key
-// once and serve repeats from RAM.
+// once and serve repeats from RAM. The global `storage` is a getter that
+// requires Kaluma's storage module (1,248 B of heap) at its first read, and
+// looks it up again at every read: it is read once, at the first use.
 const cache: Record<string, string | undefined> = {};
+let kv: typeof storage | undefined;
+const store = (): typeof storage => kv || (kv = storage);
 export const kalumaKv: KvStore = {
   get: (k) => {
     if (!(k in cache)) {
-      const v = storage.getItem(k);
+      const v = store().getItem(k);
       cache[k] = v === null ? undefined : v;
     }
     return cache[k];
   },
   set: (k, v) => {
     if (cache[k] === v) return;
-    storage.setItem(k, v);
+    store().setItem(k, v);
     cache[k] = v;
   },
   remove: (k) => {
-    storage.removeItem(k);
+    store().removeItem(k);
     cache[k] = undefined;
   },
 };

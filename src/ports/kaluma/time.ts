@@ -1,4 +1,4 @@
-import { setTime } from 'rtc';
+import type * as Rtc from 'rtc';
 import type { Clock, TimerId, Timers } from '../ports';
 
 // Kaluma's timer globals, declared here so that host-side tests type-check
@@ -7,10 +7,13 @@ declare function millis(): number;
 declare function setInterval(cb: () => void, ms: number): number;
 declare function clearInterval(id: number): void;
 
+// Kaluma's rtc module, required when the clock is first set (see kaluma.d.ts).
+let rtc: typeof Rtc | undefined;
+
 export const kalumaClock: Clock = {
   uptimeMs: () => millis(),
   wallMs: () => Date.now(),
-  setWallMs: (ms) => setTime(ms),
+  setWallMs: (ms) => (rtc || (rtc = (globalThis as unknown as { require(id: 'rtc'): typeof Rtc }).require('rtc'))).setTime(ms),
 };
 
 // Kaluma 1.2.1's timers have two defects a months-long program walks into:
