@@ -5,6 +5,13 @@
 // (Socket.release), because a socket we close first lets the server's late
 // FIN close the next one on Kaluma. We close first only at a deadline.
 // Nothing the server sends becomes a string unless it is well-formed UTF-8.
+//
+// What an exchange allocates was measured on the device's engine
+// (scripts/engine/write-alloc.ts); on a heap of 180 KB every byte of this
+// file's code costs heap too, for good, so the cuts are the cheap ones: no
+// iterator, regular expression or copy of the request made per exchange, no
+// array per event, and a reply that arrives in one segment is parsed where
+// it is, without a buffer of its own.
 import type { Socket, SocketFactory, TimerId, Timers } from '../ports/ports';
 import { decodeUtf8 } from '../utf8';
 import type { HttpClient, HttpClientOptions, HttpFailure, HttpRequest, HttpResult, HttpStats } from './types';
@@ -23,26 +30,26 @@ const CHUNK_DATA = 6;
 const UNTIL_CLOSE = 7;
 
 const encoder = new TextEncoder();
+// Pure: the bundles that take only a helper from this file leave it out.
+const EMPTY: Uint8Array = /* @__PURE__ */ new Uint8Array(0);
+// A regular expression literal is a new object each time it is evaluated.
+const STATUS_LINE = /^HTTP\/\d\.\d (\d\d\d)(?: (.*))?$/;
+const DIGITS = /^\d+$/;
+const CHUNKED = /chunked/i;
 
 export function createHttpClient(
   o: { sockets: SocketFactory; timers: Timers } & HttpClientOptions,
 ): HttpClient {
   const st: HttpStats = { exchanges: 0, failures: {} };
   return {
-    request: (req) =>
-      new Promise<HttpResult>((resolve) =>
-        exchange(o, req, (r) => {
-          st.exchanges++;
-          if (r.kind === 'failure') st.failures[r.failure] = (st.failures[r.failure] || 0) + 1;
-          resolve(r);
-        }),
-      ),
+    request: (req) => new Promise<HttpResult>((resolve) => exchange(o, st, req, resolve)),
     stats: () => st,
   };
 }
 
 function exchange(
   o: { sockets: SocketFactory; timers: Timers } & HttpClientOptions,
+  st: HttpStats,
   req: HttpRequest,
   resolve: (r: HttpResult) => void,
 ): void {
@@ -53,8 +60,11 @@ function exchange(
   let done = false;
   let sent = 0;
   // Raw response bytes; chunked bodies are de-framed in place, so the body is
-  // always buf[bodyStart, w) and nothing beyond `max` is ever held.
-  let buf = new Uint8Array(0);
+  // always buf[bodyStart, w) and nothing beyond `max` is ever held. The first
+  // segment is borrowed (read where it arrived, never written to); a second
+  // one, or de-framing, copies what arrived into a buffer of its size.
+  let buf = EMPTY;
+  let borrowed = false;
   let n = 0;
   let p = 0;
   let scan = 0;
@@ -64,15 +74,16 @@ function exchange(
   let phase = STATUS;
   let status = 0;
   let reason = '';
-  let headers: Record<string, string> = {};
-  let out = new Uint8Array(0);
+  // Made by the status line (again after a 1xx reply).
+  let headers!: Record<string, string>;
+  let out = EMPTY;
 
   /** `whole`: the reply arrived in full, so the server closes (even if we refuse what it said). */
   const finish = (r: HttpResult, whole?: boolean): void => {
     if (done) return;
     done = true;
-    timers.clearTimeout(connectTimer);
-    timers.clearTimeout(deadline);
+    timers.clearTimeout(timer);
+    out = buf = EMPTY;
     if (sock) {
       try {
         // A whole reply: the server closes; anything else: we close now.
@@ -82,6 +93,8 @@ function exchange(
         // Nothing more can be done with a socket that refuses to close.
       }
     }
+    st.exchanges++;
+    if (r.kind === 'failure') st.failures[r.failure] = (st.failures[r.failure] || 0) + 1;
     resolve(r);
   };
   const fail = (failure: HttpFailure, why: string): void =>
@@ -91,23 +104,13 @@ function exchange(
     if (body === undefined) return finish({ kind: 'failure', failure: 'encoding', reason: 'reply body is not UTF-8', bytesSent: sent }, true);
     finish({ kind: 'response', status, reason, headers, body, bytesSent: sent }, true);
   };
-  // Socket callbacks run in the runtime's event loop, where a throw vanishes
-  // and would leave the promise pending forever.
-  const guard =
-    <A extends unknown[]>(f: (...a: A) => void) =>
-    (...a: A): void => {
-      if (done) return;
-      try {
-        f(...a);
-      } catch (e) {
-        fail(connected ? 'reset' : 'connect', message(e));
-      }
-    };
+  const oops = (e: unknown): void => fail(connected ? 'reset' : 'connect', message(e));
 
   // The port cuts the request into driver-sized writes; a refused write throws (guarded).
   const send = (s: Socket): void => {
     s.write(out);
     sent = out.length;
+    out = EMPTY;
   };
 
   const endOfHead = (): void => {
@@ -119,10 +122,10 @@ function exchange(
     const te = headers['transfer-encoding'];
     const cl = headers['content-length'];
     if (status === 204 || status === 304) return complete();
-    if (te !== undefined && /chunked/i.test(te)) {
+    if (te !== undefined && CHUNKED.test(te)) {
       phase = CHUNK_SIZE;
     } else if (cl !== undefined) {
-      if (!/^\d+$/.test(cl)) return fail('protocol', 'bad content-length');
+      if (!DIGITS.test(cl)) return fail('protocol', 'bad content-length');
       left = +cl;
       if (p + left > max) return fail('too-large', 'content-length ' + cl);
       if (left === 0) return complete();
@@ -139,7 +142,7 @@ function exchange(
     if (phase === STATUS) {
       // Only a line that starts like a status line is decoded at all.
       const line = z - a >= 12 && buf[a] === 72 && buf[a + 4] === 47 ? decodeUtf8(buf.subarray(a, z)) : undefined;
-      const m = line === undefined ? null : /^HTTP\/\d\.\d (\d\d\d)(?: (.*))?$/.exec(line);
+      const m = line === undefined ? null : STATUS_LINE.exec(line);
       if (!m) return fail('protocol', 'bad status line');
       status = +(m[1] as string);
       reason = m[2] ?? '';
@@ -192,7 +195,10 @@ function exchange(
       } else {
         const avail = n - p;
         const take = phase === UNTIL_CLOSE || left > avail ? avail : left;
-        if (w !== p) buf.copyWithin(w, p, p + take);
+        if (w !== p) {
+          if (borrowed) grow(n);
+          buf.copyWithin(w, p, p + take);
+        }
         w += take;
         p += take;
         left -= take;
@@ -203,61 +209,88 @@ function exchange(
     }
   };
 
-  const onData = (bytes: Uint8Array): void => {
-    const len = bytes.length;
-    if (n + len > max) return fail('too-large', 'response over ' + max + ' bytes');
-    if (n + len > buf.length) {
-      const grown = new Uint8Array(Math.min(max, Math.max(n + len, buf.length * 2, 512)));
-      grown.set(buf.subarray(0, n));
-      buf = grown;
-    }
-    buf.set(bytes, n);
-    n += len;
-    parse();
+  /** Copies what arrived into a buffer of the exchange's own, with room for `need` bytes. */
+  const grow = (need: number): void => {
+    const grown = new Uint8Array(Math.min(max, borrowed ? need : Math.max(need, buf.length * 2)));
+    grown.set(buf.subarray(0, n));
+    buf = grown;
+    borrowed = false;
   };
 
-  const onClose = (): void => {
-    if (phase === UNTIL_CLOSE) return complete();
-    fail(connected ? 'reset' : 'connect', connected ? 'closed mid-response' : 'closed before connect');
+  // One timer at a time: the connect deadline, and only if the exchange
+  // outlives it connected, the rest of the whole deadline (`wait`; -1 when
+  // the whole deadline comes first).
+  const connectMs = o.connectTimeoutMs ?? 5000;
+  const ms = o.timeoutMs ?? 15000;
+  let wait = connectMs <= ms ? ms - connectMs : -1;
+  const expire = (): void => {
+    if (!connected && wait >= 0) return fail('timeout', 'connect');
+    if (wait > 0) {
+      timer = timers.setTimeout(expire, wait);
+      wait = 0;
+    } else fail('timeout', 'response');
   };
-
-  const connectTimer: TimerId = timers.setTimeout(
-    () => fail('timeout', 'connect'),
-    o.connectTimeoutMs ?? 5000,
-  );
-  const deadline: TimerId = timers.setTimeout(() => fail('timeout', 'response'), o.timeoutMs ?? 15000);
+  let timer: TimerId = timers.setTimeout(expire, wait < 0 ? ms : connectMs);
 
   try {
     let head = req.method + ' ' + req.path + ' HTTP/1.0\r\nHost: ' + req.host;
     if (req.port !== 80) head += ':' + req.port;
     head += '\r\n';
-    let body: Uint8Array = out;
-    if (req.body !== undefined) {
-      body = encoder.encode(req.body);
+    const body = req.body;
+    if (body !== undefined) {
       head +=
         'Content-Type: ' + (req.contentType ?? 'text/plain; charset=utf-8') +
-        '\r\nContent-Length: ' + body.length + '\r\n';
+        '\r\nContent-Length: ' + utf8Length(body) + '\r\n';
     }
-    const h = encoder.encode(head + '\r\n');
-    out = new Uint8Array(h.length + body.length);
-    out.set(h);
-    out.set(body, h.length);
+    // Encoded once, head and body together: no copy of either.
+    out = encoder.encode(head + '\r\n' + (body || ''));
 
+    // Socket callbacks run in the runtime's event loop, where a throw
+    // vanishes and would leave the promise pending forever: each one catches.
     const s = o.sockets.connect(req.host, req.port, {
-      onConnect: guard(() => {
-        connected = true;
-        timers.clearTimeout(connectTimer);
-        if (sock) send(sock);
-      }),
-      onData: guard(onData),
-      onClose: guard(onClose),
+      onConnect() {
+        if (done) return;
+        try {
+          connected = true;
+          if (sock) send(sock);
+        } catch (e) {
+          oops(e);
+        }
+      },
+      onData(bytes) {
+        if (done) return;
+        try {
+          const len = bytes.length;
+          if (n + len > max) return fail('too-large', 'response over ' + max + ' bytes');
+          if (!n) {
+            buf = bytes;
+            borrowed = true;
+          } else {
+            if (borrowed || n + len > buf.length) grow(n + len);
+            buf.set(bytes, n);
+          }
+          n += len;
+          parse();
+        } catch (e) {
+          oops(e);
+        }
+      },
+      onClose() {
+        if (done) return;
+        try {
+          if (phase === UNTIL_CLOSE) return complete();
+          fail(connected ? 'reset' : 'connect', connected ? 'closed mid-response' : 'closed before connect');
+        } catch (e) {
+          oops(e);
+        }
+      },
     });
     sock = s;
     // A socket whose events fired during connect() itself is handled here.
     if (done) s.destroy();
     else if (connected) send(s);
   } catch (e) {
-    fail(connected ? 'reset' : 'connect', message(e));
+    oops(e);
   }
 }
 
@@ -266,7 +299,9 @@ const KEEP = ['content-length', 'transfer-encoding', 'content-type', 'date', 're
 
 /** The KEEP name buf[a, z) starts with (case-insensitive, followed by ':'), or undefined. */
 function kept(b: Uint8Array, a: number, z: number): string | undefined {
-  for (const k of KEEP) {
+  // Indexed: for-of would make an iterator and a result object per name.
+  for (let j = 0; j < KEEP.length; j++) {
+    const k = KEEP[j] as string;
     if (z - a <= k.length || b[a + k.length] !== 58) continue;
     let i = 0;
     for (; i < k.length; i++) {
@@ -276,6 +311,21 @@ function kept(b: Uint8Array, a: number, z: number): string | undefined {
     if (i === k.length) return k;
   }
   return undefined;
+}
+
+/** Bytes of s in UTF-8, as the encoder makes them: 4 for a surrogate pair, 3 for a lone surrogate. */
+function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n++;
+    else {
+      n += 2;
+      if (c >= 0xd800 && c < 0xdc00 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+    }
+  }
+  return n;
 }
 
 function hexDigit(c: number): number {

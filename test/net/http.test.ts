@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeSockets } from '../../host/ports/sockets';
 import { createHttpClient } from '../../src/net/http';
 import type { HttpResult } from '../../src/net/types';
+import type { SocketFactory } from '../../src/ports/ports';
 import { engineDecoder } from '../fakes/engine-decoder';
 import { bytes, deliver, peerGone, rawServer, realTimers, tap, type RawServer, type Tap } from './helpers';
 
@@ -135,6 +136,21 @@ describe('request bytes', () => {
     const r = response(await http.request(get(s.port)));
     expect(r.body).toBe('late');
     expect(finBeforeAnswer).toBe(false);
+  });
+
+  it('sends a lone surrogate in the body as U+FFFD and counts its three bytes', async () => {
+    let got: { body: Buffer; length?: string } | undefined;
+    const port = await serveHttp((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (d: Buffer) => parts.push(d));
+      req.on('end', () => {
+        got = { body: Buffer.concat(parts), length: req.headers['content-length'] };
+        res.end();
+      });
+    });
+    const { http } = client();
+    response(await http.request({ ...get(port, '/p'), method: 'POST', body: 'a\ud800b\udc00' }));
+    expect(got).toEqual({ body: Buffer.from([0x61, 0xef, 0xbf, 0xbd, 0x62, 0xef, 0xbf, 0xbd]), length: '8' });
   });
 
   it('gets the answer of a node:http server that waits 100 ms', async () => {
@@ -349,7 +365,48 @@ describe('statuses', () => {
   });
 });
 
+describe('reading in place', () => {
+  /** A socket port that hands every exchange the same reply bytes, in the pieces given. */
+  function replaying(pieces: Uint8Array[]): SocketFactory {
+    return {
+      connect(_host, _port, h) {
+        setTimeout(() => {
+          h.onConnect();
+          for (const p of pieces) h.onData(p);
+        }, 1);
+        return { write: () => undefined, release: () => undefined, destroy: () => undefined };
+      },
+      abandoned: () => 0,
+    };
+  }
+
+  it('never writes into the bytes the socket hands it, even while it de-chunks them', async () => {
+    const wire = bytes('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nValue\r\n8\r\n updated\r\n0\r\n\r\n');
+    const copy = wire.slice();
+    for (const pieces of [[wire], [wire.subarray(0, 30), wire.subarray(30)]]) {
+      const http = createHttpClient({ sockets: replaying(pieces), timers: realTimers() });
+      for (let i = 0; i < 2; i++) expect(response(await http.request(get(80))).body).toBe('Value updated');
+      expect(wire).toEqual(copy);
+    }
+  });
+
+  it('reads a reply whose head and body come in separate segments', async () => {
+    const http = createHttpClient({ sockets: replaying([bytes('HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\n'), bytes('Value updated')]), timers: realTimers() });
+    const r = response(await http.request(get(80)));
+    expect([r.headers, r.body]).toEqual([{ 'content-length': '13' }, 'Value updated']);
+  });
+});
+
 describe('failures', () => {
+  it('keeps the whole deadline for a connection that came before the connect deadline', async () => {
+    const s = await serve(() => {});
+    const { http, timers } = client({ connectTimeoutMs: 100, timeoutMs: 400 });
+    const t0 = Date.now();
+    expect(await http.request(get(s.port))).toMatchObject({ kind: 'failure', failure: 'timeout', reason: 'response' });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(390);
+    expect(timers.pending()).toBe(0);
+  });
+
   it('times out on a server that accepts and never answers, and closes the socket', async () => {
     const s = await serve(() => {});
     const { http, timers } = client({ timeoutMs: 300 });
