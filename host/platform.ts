@@ -35,7 +35,7 @@ export function createHostPlatform(o: { dataDir: string; ssid: string; print?: (
     kv: createNodeKvStore(join(o.dataDir, 'kv.json')),
     files: createNodeFileStore(join(o.dataDir, 'files')),
     // The host has no hardware watchdog; feeding is a no-op.
-    watchdog: { start: () => undefined, feed: () => undefined },
+    watchdog: { start: () => undefined, feed: () => undefined, keepAlive: () => undefined },
     system: {
       boardName: () => 'pico-w',
       boardUid: () => 'HOST000000000001',

@@ -94,19 +94,36 @@ export interface RuntimeHooks {
   checker?: string;
 }
 
+/** How often a watchdog an earlier program may have left armed is kept from resetting the board, until the agent arms its own. */
+const KEEP_ALIVE_MS = 1000;
+
 export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   const log = p.log;
+  // Kaluma never disables the RP2040 watchdog on a soft reset: after `.load`
+  // the previous program's may still run. Keep it quiet from the first line,
+  // between the slow steps of the boot, and every second until the agent
+  // arms (and health-checks) its own.
+  p.watchdog.keepAlive();
+  let keepTimer: TimerId | undefined;
+  const keepAlive = (): void => {
+    keepTimer = undefined;
+    if (feeder) return;
+    p.watchdog.keepAlive();
+    keepTimer = p.timers.setTimeout(keepAlive, KEEP_ALIVE_MS);
+  };
   try {
     p.system.seedRandom();
   } catch {
     /* Math.random stays usable, only less random */
   }
+  p.watchdog.keepAlive();
   const store = createConfigStore({ files: p.files, log, codec: hooks.codec || (() => 'no config checker in this program'), checker: hooks.checker || 'dev' });
   const loaded = store.load();
   let config = loaded.config;
   const state = openBootState({ files: p.files, safeModeBoots: config.agent.safeModeBoots, log });
   log.info('pico-data-agent ' + VERSION + ' on ' + p.system.boardName() + ' ' + p.system.boardUid() + ', boot ' + state.bootId);
 
+  p.watchdog.keepAlive();
   let queue: Outbox | undefined;
   try {
     queue = createOutbox({ files: p.files, dir: 'q', maxBytes: config.agent.outboxBytes, log });
@@ -119,6 +136,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   }
   const outbox = queue;
 
+  p.watchdog.keepAlive();
   let led: Led | undefined;
   try {
     led = createLed({ out: p.pins.led(), timers: p.timers });
@@ -169,6 +187,8 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       timeoutMs: watchdogTimeoutMs(board ? board.watchdogMaxMs : 8388),
     });
     feeder.start();
+    if (keepTimer !== undefined) p.timers.clearTimeout(keepTimer);
+    keepTimer = undefined;
     log.info('watchdog: armed');
   }
 
@@ -307,6 +327,8 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     },
     stop() {
       stopAgent();
+      if (keepTimer !== undefined) p.timers.clearTimeout(keepTimer);
+      keepTimer = undefined;
       if (feeder) feeder.stop();
       if (led) led.stop();
     },
@@ -314,6 +336,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
 
   // A boot that lived this long was not a crash loop, whatever mode it is in.
   p.timers.setTimeout(() => state.markHealthy(), HEALTHY_AFTER_MS);
+  keepAlive();
 
   if (loaded.errors.length) {
     // store.load() already logged each error.

@@ -149,6 +149,14 @@ export interface Watchdog {
   /** Starts (or re-programs) the hardware watchdog. It cannot be stopped. */
   start(timeoutMs: number): void;
   feed(): void;
+  /**
+   * Until start(): keeps a watchdog an earlier program left armed from
+   * resetting the board, without arming one. Kaluma never disables the
+   * RP2040's watchdog on a soft reset (`.load`, Ctrl+D), so a program must
+   * assume it may be running from its first line. After start(), nothing:
+   * only feed() (health-checked) keeps the board alive then.
+   */
+  keepAlive(): void;
 }
 
 export interface HeapUsage {

@@ -10,6 +10,7 @@ function setup(timeoutMs = 8000) {
   const watchdog: Watchdog = {
     start: (ms) => events.push(time.now() + ' start ' + ms),
     feed: () => events.push(time.now() + ' feed'),
+    keepAlive: () => events.push(time.now() + ' keepAlive'),
   };
   const lines: string[] = [];
   const log: Log = { info: (l) => lines.push('info ' + l), error: (l) => lines.push('error ' + l) };
@@ -86,7 +87,7 @@ describe('watchdog feeder', () => {
     const events: string[] = [];
     const lines: string[] = [];
     const feeder = createWatchdogFeeder({
-      watchdog: { start: (ms) => events.push('start ' + ms), feed: () => events.push('feed') },
+      watchdog: { start: (ms) => events.push('start ' + ms), feed: () => events.push('feed'), keepAlive: () => events.push('keepAlive') },
       timers: time.timers,
       clock: time.clock,
       timeoutMs: 8000,

@@ -52,11 +52,20 @@ const REPLY = 'HTTP/1.1 200 OK\r\nContent-Length: 13\r\nDate: Sun, 22 Nov 2026 0
  * `programSector`: where the program area starts, in the flash module's
  * 4 KB sectors (Pico W 4, Pico 2 W 16).
  */
-export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: string; peer?: Peer; program?: Uint8Array; programSector?: number } = {}): KalumaSim {
+export function createKalumaSim(o: {
+  files?: Map<string, Uint8Array>;
+  ssid?: string;
+  peer?: Peer;
+  program?: Uint8Array;
+  programSector?: number;
+  /** A watchdog an earlier program left armed with this period (Kaluma keeps it across `.load`). */
+  armedWatchdogMs?: number;
+} = {}): KalumaSim {
   const kt = createKalumaTimers();
   const files = o.files ?? new Map<string, Uint8Array>();
   const storageReads: string[] = [];
-  let wdtMs: number | undefined;
+  let wdtMs: number | undefined = o.armedWatchdogMs;
+  let fedAt = 0;
   const decoderMisuse: string[] = [];
   const storage = new Map<string, string>();
   const wifi = { ap: true, up: false };
@@ -124,8 +133,12 @@ export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: str
       WDT: class {
         constructor(ms: number) {
           wdtMs = ms;
+          fedAt = kt.now();
         }
-        feed(): void {}
+        // As on the board: reloads the counter whatever object it is called on.
+        feed(): void {
+          fedAt = kt.now();
+        }
       },
     },
     rtc: { setTime: () => undefined, getTime: () => kt.now() },
@@ -233,6 +246,15 @@ export function createKalumaSim(o: { files?: Map<string, Uint8Array>; ssid?: str
     storageReads,
     harm: () => kt.violations.concat(net.violations, decoderMisuse),
     run: (code): unknown => vm.runInContext(code, ctx, { filename: 'agent.js' }) as unknown,
-    advance: (ms) => kt.advance(ms, () => new Promise((r) => setImmediate(r))),
+    // In steps of 100 ms, so that a watchdog left unfed resets the board in time.
+    async advance(ms) {
+      for (let left = ms; left > 0 && !sim.resets; left -= 100) {
+        await kt.advance(Math.min(100, left), () => new Promise((r) => setImmediate(r)));
+        if (wdtMs !== undefined && wdtMs > 1000 && kt.now() - fedAt > wdtMs) {
+          sim.resets++;
+          kt.halt();
+        }
+      }
+    },
   };
 }

@@ -249,3 +249,40 @@ describe('the device bundle with its cold code missing, corrupt or from another 
     expect(k.callbackErrors).toEqual([]);
   });
 });
+
+// Kaluma never disables the RP2040's watchdog on a soft reset: after an upload
+// and `.load` without maintenance(), the old program's watchdog still runs.
+describe('the device bundle started by .load under a watchdog the previous program armed', () => {
+  it('keeps it fed from its first line in console-only mode: no reset in 60 s', async () => {
+    const k = createKalumaSim({ program: stored(), armedWatchdogMs: 7000 });
+    k.run(bundle);
+    k.run('help()');
+    await k.advance(60000);
+    expect(k.resets).toBe(0);
+    expect(k.callbackErrors).toEqual([]);
+  });
+
+  it('keeps it fed through start-up until the agent arms its own, and delivers', async () => {
+    const first = createKalumaSim({ files: configured(), program: stored() });
+    first.run(bundle);
+    const k = createKalumaSim({ files: first.files, program: stored(), armedWatchdogMs: 7000 });
+    // No access point for the first 30 s: the agent arms its own watchdog
+    // only once linked (or after 60 s), so until then only keepAlive holds.
+    k.wifi.ap = false;
+    k.run(bundle);
+    await k.advance(30000);
+    expect(k.resets).toBe(0);
+    k.wifi.ap = true;
+    await k.advance(60000);
+    expect(k.resets).toBe(0);
+    expect(k.out).toContain('watchdog: armed');
+    expect(k.requests.length).toBeGreaterThan(3);
+  });
+
+  it('(the model) resets a board whose program does not feed it', async () => {
+    const k = createKalumaSim({ program: stored(), armedWatchdogMs: 7000 });
+    k.run('setTimeout(function () {}, 60000);');
+    await k.advance(10000);
+    expect(k.resets).toBe(1);
+  });
+});

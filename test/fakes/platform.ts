@@ -30,6 +30,9 @@ export interface TestPlatform extends Platform {
   commands: Record<string, (...a: unknown[]) => unknown>;
   reboots: number;
   feeds: number;
+  /** keepAlive() calls before the watchdog was started, and whether it was. */
+  keepAlives: number;
+  armed: boolean;
   heapUsed: number;
 }
 
@@ -58,7 +61,7 @@ export function createTestPlatform(o: { time: FakeTime; files?: FileStore; kv?: 
     },
     files: o.files ?? createMemoryFileStore(),
     program: o.program ?? { read: () => undefined },
-    watchdog: { start: () => undefined, feed: () => void tp.feeds++ },
+    watchdog: { start: () => void (tp.armed = true), feed: () => void tp.feeds++, keepAlive: () => void (tp.armed || tp.keepAlives++) },
     system: {
       boardName: () => 'pico-w',
       boardUid: () => 'E6614103E7452D2F',
@@ -86,6 +89,8 @@ export function createTestPlatform(o: { time: FakeTime; files?: FileStore; kv?: 
     commands: {},
     reboots: 0,
     feeds: 0,
+    keepAlives: 0,
+    armed: false,
     heapUsed: 40000,
   };
   return tp;

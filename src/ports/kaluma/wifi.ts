@@ -1,5 +1,6 @@
 import type * as Wifi from 'wifi';
 import type { WifiLink } from '../ports';
+import { kalumaWatchdog } from './system';
 
 // One instance only: each new WiFi() re-points the driver's hooks to itself.
 // Kaluma's wifi module is required with it, at the first use of the radio
@@ -32,7 +33,9 @@ export const kalumaWifi: WifiLink = {
     return new Promise<void>((resolve) => {
       try {
         // Blocks up to 30 s. The callback reports success even on failure,
-        // so the link is checked afterwards.
+        // so the link is checked afterwards. A watchdog an earlier program
+        // left armed gets its whole period first (see Watchdog.keepAlive).
+        kalumaWatchdog.keepAlive();
         radio().connect({ ssid: c.ssid, password: c.password || true, security: c.password ? 'WPA2_WPA_PSK' : 'OPEN', enforce: true }, () => resolve());
       } catch {
         resolve();
@@ -43,6 +46,7 @@ export const kalumaWifi: WifiLink = {
   scan: () =>
     new Promise((resolve) => {
       try {
+        kalumaWatchdog.keepAlive();
         radio().scan((_err, list) => resolve(list ? list.map((e) => e.ssid) : undefined));
       } catch {
         resolve(undefined);
@@ -59,6 +63,7 @@ export const kalumaWifi: WifiLink = {
   reset: () =>
     new Promise((resolve) => {
       try {
+        kalumaWatchdog.keepAlive();
         radio().reset(() => resolve());
       } catch {
         resolve();
