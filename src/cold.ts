@@ -121,7 +121,7 @@ export function createColdLoader(o: {
       const need = Math.ceil(COLD_HEAP_PER_BYTE * (at.value[1] as number));
       const room = o.room ? o.room() : undefined;
       if (room !== undefined && room < need) {
-        return { ok: false, error: 'cold code ' + name + ': not enough free heap now (' + room + ' B free, about ' + need + ' B needed); try again in a minute, or in a maintenance boot (maintenance())' };
+        return { ok: false, error: 'cold code ' + name + ': not enough free heap now (' + room + ' B free, about ' + need + ' B needed); try again in a minute, or after maintenance(), which boots without the agent' };
       }
       let got: [string, unknown] | undefined;
       let make: unknown;

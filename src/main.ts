@@ -7,6 +7,7 @@ import type { ConfigCodec } from './config/store';
 import { exposeCommands } from './console/stubs';
 import { createKalumaPlatform } from './ports/kaluma/index';
 import { boot } from './runtime';
+import type { Runtime } from './runtime';
 import { SHARED } from './shared';
 
 /** This build's id, set by scripts/build.ts; cold code of another build is refused. */
@@ -16,16 +17,22 @@ declare const __CHECKER__: string;
 
 try {
   const p = createKalumaPlatform();
+  let rt: Runtime | undefined;
+  // Free heap for cold code: what is free now, less what a running agent
+  // keeps for its own requests (agent.heapFloorBytes), which may be under
+  // way while a command loads.
   const room = (): number | undefined => {
     const m = p.system.memory();
-    return m && m.heapTotal - m.heapUsed;
+    const a = rt && rt.agent() ? rt.config().agent.heapFloorBytes : 0;
+    return m && m.heapTotal - m.heapUsed - a;
   };
   const cold = createColdLoader({ program: p.program, build: __BUILD__, shared: SHARED, room });
   const codec = (): ConfigCodec | string => {
     const m = cold.load<ConfigCodec>('check');
     return m.ok ? m.value : m.error;
   };
-  exposeCommands(boot(p, { codec, checker: __CHECKER__ }), cold);
+  rt = boot(p, { codec, checker: __CHECKER__ });
+  exposeCommands(rt, cold);
 } catch (e) {
   console.error('boot failed: ' + String(e) + '; the console is still up');
 }

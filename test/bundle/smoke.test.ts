@@ -286,3 +286,22 @@ describe('the device bundle started by .load under a watchdog the previous progr
     expect(k.resets).toBe(1);
   });
 });
+
+describe('the device bundle with little heap to spare', () => {
+  it('refuses a command whose cold module would not fit, in one line, and changes nothing', async () => {
+    const first = createKalumaSim({ files: configured(), program: stored() });
+    first.run(bundle);
+    // 150 KB used of 184 KB: 34 KB free (this config's agent keeps no heap floor).
+    const k = createKalumaSim({ files: first.files, program: stored(), heapUsed: 150000 });
+    k.run(bundle);
+    k.run("set('wifi.ssid', 'other-net')");
+    expect(k.errors).toEqual([
+      expect.stringMatching(/^set\(\): cold code config: not enough free heap now \(\d+ B free, about \d+ B needed\); try again in a minute, or after maintenance\(\), which boots without the agent$/),
+    ]);
+    k.run('help()');
+    expect(k.out.some((l) => l.startsWith('status()'))).toBe(true);
+    await k.advance(30000);
+    expect(k.requests.length).toBeGreaterThan(3);
+    expect(k.callbackErrors).toEqual([]);
+  });
+});

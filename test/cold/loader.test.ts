@@ -127,7 +127,7 @@ describe('a module that would not fit the heap', () => {
     const reads = p.reads;
     expect(cold.load('help')).toEqual({
       ok: false,
-      error: `cold code help: not enough free heap now (${need - 1} B free, about ${need} B needed); try again in a minute, or in a maintenance boot (maintenance())`,
+      error: `cold code help: not enough free heap now (${need - 1} B free, about ${need} B needed); try again in a minute, or after maintenance(), which boots without the agent`,
     });
     // Only the header was read to learn the size.
     expect(p.reads - reads).toBeLessThanOrEqual(2);
