@@ -17,12 +17,14 @@ declare const __CHECKER__: string;
 
 try {
   const p = createKalumaPlatform();
-  let rt: Runtime | undefined;
+  // Set once booted; the checker is loaded during the boot, before that.
+  const held: { rt?: Runtime } = {};
   // Free heap for cold code: what is free now, less what a running agent
   // keeps for its own requests (agent.heapFloorBytes), which may be under
   // way while a command loads.
   const room = (): number | undefined => {
     const m = p.system.memory();
+    const rt = held.rt;
     const a = rt && rt.agent() ? rt.config().agent.heapFloorBytes : 0;
     return m && m.heapTotal - m.heapUsed - a;
   };
@@ -31,8 +33,8 @@ try {
     const m = cold.load<ConfigCodec>('check');
     return m.ok ? m.value : m.error;
   };
-  rt = boot(p, { codec, checker: __CHECKER__ });
-  exposeCommands(rt, cold);
+  held.rt = boot(p, { codec, checker: __CHECKER__ });
+  exposeCommands(held.rt, cold);
 } catch (e) {
   console.error('boot failed: ' + String(e) + '; the console is still up');
 }
