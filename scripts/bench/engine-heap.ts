@@ -241,6 +241,41 @@ export async function engineHeap(): Promise<Row[]> {
     );
   }
 
+  // 6. The same kind of session on a board without an agent (no configuration,
+  // or after maintenance()): where the big commands have their room.
+  const quiet = [
+    'help()', "help('keys')", 'config()',
+    "set('wifi.ssid', 'greenhouse-north')", "set('wifi.password', 'another-pass-16')", "set('service.url', 'http://data.example.net/v1')",
+    "set('sensor.temp.kind', 'temperature')", "set('agent.backoffBaseMs', 3000)",
+    'save()', 'status()',
+  ];
+  const qEnd = startMs + quiet.length * gapMs + 8000;
+  const idle = await fit(engine, big, {
+    name: 'board-console-idle',
+    periodMs: 1000,
+    seconds: qEnd / 1000 + 40,
+    typed: [{ atMs: startMs - 2000, line: '.gc' }, { atMs: startMs - 2000, line: '.mem' }, ...quiet.map((line, i) => ({ atMs: startMs + i * gapMs, line }))],
+    until: (ms) => ms.length >= qEnd / 1000 + 1,
+  });
+  {
+    const r = idle.r;
+    const first = r.marks[0]?.realMs ?? 0;
+    const pre = r.marks.filter((m) => m.realMs - first < startMs - 100 && m.realMs - first > 3000);
+    const end = r.marks[r.marks.length - 1];
+    const mBefore = r.mems[0];
+    const mAfter = r.mems.length > 1 ? r.mems[r.mems.length - 1] : undefined;
+    const refused = (r.run.stdout.match(/not enough free heap now/g) ?? []).length;
+    const saved = /saved; agent /.test(r.run.stdout);
+    const peakBefore = pre.length ? pre[pre.length - 1]!.peak : NaN;
+    row(
+      'console session without an agent: help(), help(\'keys\'), config(), five set(), save(), status()',
+      !end || !mAfter || !mBefore
+        ? 'no figure: ' + (r.died ? death(r) : 'the session did not finish')
+        : `peak ${both(Math.max(end.peak, peakBefore), S)}; live after ${mAfter.occupied} B vs ${mBefore.occupied} B before (${mAfter.occupied - mBefore.occupied >= 0 ? '+' : ''}${mAfter.occupied - mBefore.occupied} B); ${refused} command(s) refused for heap; save() ${saved ? 'saved' : 'did NOT save'}`,
+      `${idle.note || engineName(r)}; no /config.json (as after maintenance() the agent does not run); lines typed at Kaluma's REPL ${gapMs / 1000} s apart from ${startMs / 1000} s; ${standInNote}`,
+    );
+  }
+
   // 3. Reference config, sampling every 1 s, N writes.
   const steady = await steadyP;
   {

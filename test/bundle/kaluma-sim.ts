@@ -60,7 +60,7 @@ export function createKalumaSim(o: {
   programSector?: number;
   /** A watchdog an earlier program left armed with this period (Kaluma keeps it across `.load`). */
   armedWatchdogMs?: number;
-  /** What process.memoryUsage() says is used (default 120,000 of 184,312 B). */
+  /** What process.memoryUsage() says is used (default 100,000 of 184,312 B: a Pico W booted, no stand-in). */
   heapUsed?: number;
 } = {}): KalumaSim {
   const kt = createKalumaTimers();
@@ -183,7 +183,7 @@ export function createKalumaSim(o: {
       },
       removeItem: (k: string) => void storage.delete(k),
     },
-    process: { arch: 'cortex-m0-plus', platform: 'rp2', version: '1.2.1', memoryUsage: () => ({ heapTotal: 184312, heapUsed: o.heapUsed ?? 120000, heapPeak: 130000 }) },
+    process: { arch: 'cortex-m0-plus', platform: 'rp2', version: '1.2.1', memoryUsage: () => ({ heapTotal: 184312, heapUsed: o.heapUsed ?? 100000, heapPeak: 130000 }) },
     console: { log: (...a: unknown[]) => void sim.out.push(str(a)), error: (...a: unknown[]) => void sim.errors.push(str(a)) },
     print: (...a: unknown[]) => void sim.out.push(str(a)),
     seed: () => undefined,
