@@ -28,22 +28,10 @@ export interface PortsIdleResult {
 
 const program = (ports: string): string => `
 import { createKalumaPlatform } from ${JSON.stringify(ports)};
+import { floor, used } from ${JSON.stringify(resolve('scripts/engine/heap-probe.ts'))};
 declare function print(s: string): void;
 declare const process: { memoryUsage(): { heapUsed: number } };
 
-const used = (): number => process.memoryUsage().heapUsed;
-/** The live set: allocate small garbage until a collection runs, read heapUsed right after it. */
-function floor(): number {
-  let last = used();
-  for (let i = 0; i < 40000; i++) {
-    const g = [i, i];
-    if (g[0] !== i) print('');
-    const u = used();
-    if (u < last) return u;
-    last = u;
-  }
-  return -1;
-}
 const p = createKalumaPlatform();
 const idle = floor();
 const h = { onConnect: () => undefined, onData: () => undefined, onClose: () => undefined };

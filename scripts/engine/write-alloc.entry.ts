@@ -37,6 +37,7 @@ import { kalumaSockets } from '../../src/ports/kaluma/sockets';
 import { kalumaTimers } from '../../src/ports/kaluma/time';
 import { createKalumaNet, type PeerConn } from '../../test/fakes/kaluma/net';
 import type { KalumaTimers } from '../../test/fakes/kaluma/timers';
+import { floor, used } from './heap-probe';
 
 declare function print(s: string): void;
 declare function setTimeout(cb: () => void, ms: number): number;
@@ -46,7 +47,6 @@ declare const global: Record<string, unknown>;
 const WARM = 5;
 const ROUNDS = 25;
 const QUIET_MS = 40;
-const used = (): number => process.memoryUsage().heapUsed;
 
 const HOST = '10.0.0.5';
 const PORT = 8080;
@@ -64,21 +64,6 @@ for (let i = 0; i < REPLY_TEXT.length; i++) REPLY[i] = REPLY_TEXT.charCodeAt(i);
 const VALUE: HttpRequest = { method: 'GET', host: HOST, port: PORT, path: VALUE_PATH };
 const JSON_WRITE: HttpRequest = { method: 'POST', host: HOST, port: PORT, path: JSON_PATH, body: JSON_BODY, contentType: 'application/json' };
 
-/**
- * The live set: allocate small garbage until heapUsed drops (a collection
- * ran) and read it right after the drop. -1 when none came in the bound.
- */
-function floor(): number {
-  let last = used();
-  for (let i = 0; i < 40000; i++) {
-    const g = [i, i];
-    if (g[0] !== i) print('');
-    const u = used();
-    if (u < last) return u;
-    last = u;
-  }
-  return -1;
-}
 
 const STEP = Math.min(8192, Math.floor((process.memoryUsage().heapTotal + 8) / 32));
 /** Kept while an exchange is measured: they put heapUsed just past a multiple of STEP. */
@@ -197,7 +182,7 @@ function viaAgent(req: HttpRequest, done: () => void): void {
   });
 }
 
-interface Figures {
+export interface Figures {
   /** Median; -1 when no round could be counted. */
   alloc: number;
   /**

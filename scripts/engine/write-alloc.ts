@@ -14,16 +14,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { arg, buildProgram, engineMain, runEngine, verdict } from './lib';
 import { srcAt } from './revision';
+import type { Figures } from './write-alloc.entry';
 
-interface Figures {
-  /** -1: no round could be counted (heapUsed fell inside every one). */
-  alloc: number;
-  /** The biggest rise between two reads of heapUsed. */
-  biggest: number;
-  counted: number;
-  live: number;
-  kept: number;
-}
 
 export interface WriteAllocResult {
   results: Record<string, Figures>;
