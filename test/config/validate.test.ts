@@ -21,28 +21,6 @@ describe('resident defaults', () => {
 });
 
 describe('defaults', () => {
-  it('fills every setting from the schema for an empty file', () => {
-    expect(defaultConfig()).toEqual({
-      board: 'pico-w',
-      wifi: { ssid: '', password: '' },
-      service: { url: '', apiKey: '' },
-      agent: {
-        outboxBytes: 196608,
-        backoffBaseMs: 2000,
-        backoffCapMs: 300000,
-        watchdog: true,
-        requestTimeoutMs: 15000,
-        maxResponseBytes: 8192,
-        lkgRevertMs: 1800000,
-        heapFloorBytes: 16384,
-        safeModeBoots: 5,
-        radioOffBetweenUploads: false,
-      },
-      sensors: [],
-      devices: [],
-    });
-  });
-
   it.each([
     ['temperature', { pin: 30, intervalMs: 60000, unit: 'C', filters: [], oversample: 8, offsetC: 0 }],
     ['analog', { pin: 26, intervalMs: 60000, unit: 'V', filters: [], vrefV: 3.3, scale: 1, offset: 0, oversample: 1 }],
