@@ -1,10 +1,12 @@
 // On the device's runtime built for the PC, when one is given (KALUMA_ENGINE;
 // .ci/run points it at ../shared/engine/kaluma-heap180 when that is there):
 // the timers port under the pattern that breaks Kaluma's loop, and the HTTP
-// client with the Kaluma ports through 1,000 bad exchanges. Without an engine
+// client with the Kaluma ports through 1,000 bad exchanges, and the bundle's
+// cold code read back from the program area. Without an engine
 // these tests are skipped, and one line says so.
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { runBoard } from '../../scripts/engine/board';
 import { runHttpFaults } from '../../scripts/engine/http-faults';
 import { runTimers } from '../../scripts/engine/timers';
 
@@ -28,4 +30,28 @@ describe.skipIf(!usable)('on the device engine', () => {
     expect(Math.abs(r.floorGrowth!)).toBeLessThan(4096);
     expect(r.result!.largestDriverWrite).toBeLessThanOrEqual(1025);
   }, 600000);
+
+  it('the unmodified bundle, stored as .flash -w stores it: console commands load their cold code from the program area, and leave no heap behind', async () => {
+    const r = await runBoard(engine!, {
+      name: 'engine-test-cold',
+      seconds: 40,
+      periodMs: 1000,
+      typed: [
+        { atMs: 1000, line: '.gc' }, { atMs: 1100, line: '.mem' },
+        { atMs: 2000, line: 'help()' }, { atMs: 3500, line: 'status()' }, { atMs: 5000, line: 'config()' }, { atMs: 6500, line: 'help()' },
+        { atMs: 8500, line: '.gc' }, { atMs: 8600, line: '.mem' },
+      ],
+      until: (ms) => ms.length >= 12,
+    });
+    const out = r.run.stdout;
+    expect(r.died).toBe(false);
+    expect(out).toContain('status()               uptime, Wi-Fi, deliveries, outbox, heap, errors');
+    expect(out).toMatch(/agent {5}0\.1\.0, console-only, boot 1/);
+    expect(out).toContain('board = pico-w');
+    expect(out).not.toContain('cold code');
+    // Their strings come from a table the collector frees: after four commands the live set is where it was (within 2 KB).
+    const [before, after] = [r.mems[0], r.mems[r.mems.length - 1]];
+    expect(r.mems.length).toBeGreaterThanOrEqual(2);
+    expect(after!.occupied - before!.occupied).toBeLessThan(2048);
+  }, 120000);
 });
