@@ -4,9 +4,11 @@
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { COLD_HEAD_MAX } from '../src/cold';
+import { COLD_HEAD_MAX, COLD_MARK } from '../src/cold';
+import { crc32 as crc32Range } from '../src/queue/crc32';
 import { SHARED } from '../src/shared';
 import { externalizeStrings, namesIn, STRINGS_PARAM, tableText } from './cold-strings';
+import { checkBundle } from './compat';
 import { dirname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -86,7 +88,6 @@ export const COLD_ONLY = [
   'src/service/parse-reads.ts',
   'src/agent/provision.ts',
 ];
-const COLD_MARK = '/*PDA-COLD ';
 
 function common(board: string): BuildOptions {
   return {
@@ -152,7 +153,12 @@ async function buildColdModule(board: string, file: string, keep: Set<string>): 
   const raw = r.outputFiles?.[0]?.text ?? '';
   const m = /^([\s\S]*)export\{([\w$]+) as default\};\n$/.exec(raw);
   if (!m?.[1] || !m[2] || /^import\b|[;}]import\b/.test(m[1])) throw new Error(`${file}: a cold module must have one default export and import no runtime module`);
-  const ex = externalizeStrings(`(function(${SHARED_PARAM},${STRINGS_PARAM}){${m[1]}return ${m[2]}})`, keep);
+  const plain = `(function(${SHARED_PARAM},${STRINGS_PARAM}){${m[1]}return ${m[2]}})`;
+  // The engine check runs here, on the names as written: once they come
+  // from the string table (Object[__s[3]]) no check could see them.
+  const lacking = checkBundle(plain);
+  if (lacking.length) throw new Error(`${file}: ${lacking.join('; ')}`);
+  const ex = externalizeStrings(plain, keep);
   const code = ex.code;
   const table = tableText(ex.table);
   // The section is one block comment: a '*/' inside would end it early.
@@ -162,7 +168,7 @@ async function buildColdModule(board: string, file: string, keep: Set<string>): 
   return { text: code + '\n' + table, codeBytes: code.length, inputs: inputsOf(r.metafile as Metafile) };
 }
 
-export async function buildBundle(o: { board?: string; outfile?: string; entry?: string } = {}): Promise<BuildResult> {
+export async function buildBundle(o: { board?: string; outfile?: string; entry?: string; coldDir?: string } = {}): Promise<BuildResult> {
   const board = o.board ?? 'pico-w';
   const outfile = o.outfile ?? 'dist/agent.js';
   mkdirSync(dirname(outfile), { recursive: true });
@@ -174,8 +180,9 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   const stand = { __BUILD__: '"00000000"', __CHECKER__: '"00000000"' };
   const draft = await build({ ...common(board), entryPoints: [entry], define: stand, outfile });
   const keep = namesIn(draft.outputFiles?.[0]?.text ?? '');
-  const names = readdirSync(COLD_DIR).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
-  const built = await Promise.all(names.map((n) => buildColdModule(board, `${COLD_DIR}/${n}.ts`, keep)));
+  const coldDir = o.coldDir ?? COLD_DIR;
+  const names = readdirSync(coldDir).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
+  const built = await Promise.all(names.map((n) => buildColdModule(board, `${coldDir}/${n}.ts`, keep)));
   // The id covers both halves: a change to either makes the other refuse it.
   // The resident program holds the id, so it is hashed with a stand-in id.
   const check = built[names.indexOf('check')];
@@ -231,15 +238,8 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   };
 }
 
-/** CRC-32 (IEEE), as src/queue/crc32.ts computes it on the board. */
-function crc32(b: Uint8Array): number {
-  let c = -1;
-  for (const x of b) {
-    c ^= x;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
-  }
-  return (c ^ -1) >>> 0;
-}
+/** CRC-32 (IEEE) of all of `b`: the board's own function, so both ends agree by construction. */
+const crc32 = (b: Uint8Array): number => crc32Range(b, 0, b.length);
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);

@@ -109,6 +109,12 @@ describe('the resident program never imports cold code', () => {
     );
   });
 
+  it('fails the build when cold code uses what the engine lacks, checked before its names go to the string table', async () => {
+    mkdirSync('dist/cold-test/lacking', { recursive: true });
+    writeFileSync('dist/cold-test/lacking/bad.ts', 'export default (o: object, k: string): boolean => (Object as unknown as { hasOwn(o: object, k: string): boolean }).hasOwn(o, k);\n');
+    await expect(buildBundle({ coldDir: 'dist/cold-test/lacking', outfile: 'dist/cold-test/lacking.js' })).rejects.toThrow(/bad\.ts: Object\.hasOwn is missing on the device/);
+  });
+
   it('keeps every cold-only file out of the real resident program', () => {
     const resident = built.inputs.map((i) => i.path);
     expect(resident.filter((p) => /^src\/(cold\/|console\/(commands|cmd-|shared)|config\/(edit|describe|field-help)|service\/reads|agent\/provision)/.test(p))).toEqual([]);
