@@ -93,17 +93,20 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
     return writeAtomic(okPath, stampOf(saved) + ' ' + hex(crc32(b, 0, b.length)) + '\n' + json);
   };
 
-  /** The checked configuration of `saved`, when config.ok holds it for this build. */
+  /**
+   * The checked configuration of `saved`, when config.ok holds it for this
+   * checker. Boot path: the CRC runs over the bytes as read, and only the
+   * JSON part is decoded, once.
+   */
   const checked = (saved: Uint8Array): AgentConfig | undefined => {
     try {
-      const s = readText(okPath);
-      if (s === undefined) return undefined;
-      const nl = s.indexOf('\n');
-      const head = s.slice(0, nl).split(' ');
-      const json = s.slice(nl + 1);
-      const b = encode(json);
-      if (nl < 0 || head[0] + ' ' + head[1] !== stampOf(saved) || head[2] !== hex(crc32(b, 0, b.length))) return undefined;
-      return JSON.parse(json) as AgentConfig;
+      const b = files.read(okPath);
+      if (b === undefined) return undefined;
+      const nl = b.indexOf(10);
+      const head = nl < 0 ? undefined : decodeUtf8(b.subarray(0, nl));
+      if (head === undefined || head !== stampOf(saved) + ' ' + hex(crc32(b, nl + 1, b.length))) return undefined;
+      const json = decodeUtf8(b.subarray(nl + 1));
+      return json === undefined ? undefined : (JSON.parse(json) as AgentConfig);
     } catch {
       return undefined;
     }
