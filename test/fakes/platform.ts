@@ -10,6 +10,7 @@ import type { FileStore, KvStore, Platform, ProgramStore } from '../../src/ports
 import { createSimPins } from '../../host/ports/pins';
 import { createSimWifi } from '../../host/ports/wifi';
 import type { SimWifi } from '../../host/ports/wifi';
+import { noProgram } from '../../host/ports/program';
 import { createNodeSockets } from '../../host/ports/sockets';
 import { createMemoryFileStore } from './files';
 import type { FakeTime } from './time';
@@ -60,7 +61,7 @@ export function createTestPlatform(o: { time: FakeTime; files?: FileStore; kv?: 
       remove: (k) => kv.remove(k),
     },
     files: o.files ?? createMemoryFileStore(),
-    program: o.program ?? { read: () => undefined },
+    program: o.program ?? noProgram,
     watchdog: { start: () => void (tp.armed = true), feed: () => void tp.feeds++, keepAlive: () => void (tp.armed || tp.keepAlives++) },
     system: {
       boardName: () => 'pico-w',
