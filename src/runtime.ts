@@ -116,7 +116,6 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   } catch {
     /* Math.random stays usable, only less random */
   }
-  p.watchdog.keepAlive();
   const store = createConfigStore({ files: p.files, log, codec: hooks.codec || (() => 'no config checker in this program'), checker: hooks.checker || 'dev' });
   const loaded = store.load();
   let config = loaded.config;
