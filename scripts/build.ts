@@ -134,6 +134,8 @@ function fromResident(): Plugin {
         const key = relative(join(process.cwd(), 'src'), args.path).split(sep).join('/').replace(/\.ts$/, '');
         if (!(key in SHARED)) return undefined;
         const names = valueExports(args.path);
+        const missing = names.filter((n) => !(n in (SHARED[key] as object)));
+        if (missing.length) throw new Error(`src/shared.ts: ${key} exports ${missing.join(', ')}, which its table does not list; add them`);
         return {
           contents: `const m = ${SHARED_PARAM}[${JSON.stringify(key)}];\n` + names.map((n) => `export const ${n} = m.${n};`).join('\n'),
           loader: 'js',
