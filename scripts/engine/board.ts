@@ -70,6 +70,13 @@ export interface BoardOptions {
   until?: (marks: Mark[], stdout: string) => boolean;
   /** Name of the program file, so that runs can go side by side. */
   name?: string;
+  /**
+   * A power cut in the first boot once this holds (the engine is killed, no
+   * `.gc`/`.mem`), then the board starts again on the same flash: what a
+   * board does on every later boot, without the first boot's one-off work
+   * (checking a config.json written by flash.sh, for one).
+   */
+  cutFirstBoot?: (marks: Mark[]) => boolean;
 }
 
 let agentBundle: Promise<{ outfile: string; bytes: number }> | undefined;
@@ -140,14 +147,14 @@ export async function runBoard(engine: string, o: BoardOptions): Promise<BoardRu
     writeFileSync(file, program);
     storeProgram(flash, program);
     const left = o.seconds * 1000 - (Date.now() - t0);
-    const run = await drive(engine, flash, { ...o, seconds: left / 1000, typed: boots === 1 ? o.typed : undefined }, marks);
+    const run = await drive(engine, flash, { ...o, seconds: left / 1000, typed: boots === 1 ? o.typed : undefined, cutFirstBoot: boots === 1 ? o.cutFirstBoot : undefined }, marks);
     runs.push(run);
     const got = parseMarks(run.stdout, boots - 1);
     got.forEach((m, i) => (m.realMs = run.startMs - t0 + (run.markTimes[i] ?? 0)));
     marks.push(...got);
     [...run.stdout.matchAll(MEM)].forEach((m, i) => mems.push({ realMs: run.startMs - t0 + (run.memTimes[i] ?? 0), total: +m[1]!, occupied: +m[2]!, peak: +m[3]! }));
     const last = marks[marks.length - 1];
-    if (run.code !== WATCHDOG_RESET || boots >= MAX_BOOTS || Date.now() - t0 >= o.seconds * 1000) break;
+    if ((run.code !== WATCHDOG_RESET && !run.cut) || boots >= MAX_BOOTS || Date.now() - t0 >= o.seconds * 1000) break;
     // The program's clock went on while the board was down for a moment.
     state.offsetMs += run.ms * Math.max(1, Math.floor(o.speed ?? 1));
     if (last) Object.assign(state, { writes: last.writes, records: last.records });
@@ -164,6 +171,8 @@ export async function runBoard(engine: string, o: BoardOptions): Promise<BoardRu
 }
 
 interface Driven extends EngineRun {
+  /** Ended by cutFirstBoot. */
+  cut: boolean;
   startMs: number;
   markTimes: number[];
   memTimes: number[];
@@ -204,6 +213,7 @@ function drive(engine: string, flash: string, o: BoardOptions, before: Mark[]): 
     let memsSeen = 0;
     let stopping = false;
     let ended = false;
+    let cut = false;
     const timers: NodeJS.Timeout[] = [];
     const type = (line: string): void => {
       if (!ended) child.stdin.write(line + '\n');
@@ -241,6 +251,10 @@ function drive(engine: string, flash: string, o: BoardOptions, before: Mark[]): 
       }
       for (let n = fresh.match(/occupied: \d+, peak: \d+/g)?.length ?? 0; n > 0; n--) memTimes.push(now);
       memsSeen = memTimes.length;
+      if (!stopping && o.cutFirstBoot && got.length && o.cutFirstBoot(got)) {
+        stopping = cut = true;
+        child.kill('SIGKILL');
+      }
       if (!stopping && o.until && got.length && o.until([...before, ...got], stdout)) stop();
     });
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
@@ -248,7 +262,7 @@ function drive(engine: string, flash: string, o: BoardOptions, before: Mark[]): 
     child.on('close', (code) => {
       ended = true;
       for (const t of timers) clearTimeout(t);
-      resolve({ code, stdout, stderr, ms: Date.now() - t0, startMs: t0, markTimes, memTimes });
+      resolve({ code, stdout, stderr, ms: Date.now() - t0, cut, startMs: t0, markTimes, memTimes });
     });
   });
 }
