@@ -4,11 +4,12 @@
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { COLD_HEAD_MAX, COLD_MARK } from '../src/cold';
+import { COLD_HEAD_MAX, COLD_MARK, MESSAGES } from '../src/cold';
 import { crc32 as crc32Range } from '../src/queue/crc32';
 import { SHARED } from '../src/shared';
 import { externalizeStrings, namesIn, STRINGS_PARAM, tableText } from './cold-strings';
 import { checkBundle } from './compat';
+import { MessageTable, messagesPlugin, READER, READER_STUB } from './messages';
 import { dirname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -180,10 +181,18 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   // freely; only its other strings go to its table (scripts/cold-strings.ts).
   const entry = o.entry ?? 'src/main.ts';
   const stand = { __BUILD__: '"00000000"', __CHECKER__: '"00000000"' };
-  const draft = await build({ ...common(board), entryPoints: [entry], define: stand, outfile });
+  // Its messages go to the cold section too (scripts/messages.ts).
+  const messages = new MessageTable();
+  const resident = (define: Record<string, string>): ReturnType<typeof build> => {
+    const c = common(board);
+    return build({ ...c, entryPoints: [entry], define, outfile, banner: { js: READER_STUB }, plugins: [messagesPlugin(messages), ...(c.plugins ?? [])] });
+  };
+  const draft = await resident(stand);
+  const messageText = messages.text();
   const keep = namesIn(draft.outputFiles?.[0]?.text ?? '');
   const coldDir = o.coldDir ?? COLD_DIR;
   const names = readdirSync(coldDir).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
+  if (names.includes(MESSAGES)) throw new Error(`${coldDir}/${MESSAGES}.ts: that name is the resident program's messages; rename the module`);
   const built = await Promise.all(names.map((n) => buildColdModule(board, `${coldDir}/${n}.ts`, keep)));
   // The id covers both halves: a change to either makes the other refuse it.
   // The resident program holds the id, so it is hashed with a stand-in id.
@@ -191,7 +200,7 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   const checker = check ? crc32(Buffer.from(check.text)).toString(16) : 'none';
   const define = (id: string): Record<string, string> => ({ __BUILD__: JSON.stringify(id), __CHECKER__: JSON.stringify(checker) });
   const buildId = createHash('sha256')
-    .update(built.map((b) => b.text).join('\n') + '\n' + (draft.outputFiles?.[0]?.text ?? ''))
+    .update(built.map((b) => b.text).join('\n') + '\n' + messageText + '\n' + (draft.outputFiles?.[0]?.text ?? ''))
     .digest('hex')
     .slice(0, 8);
   // Offsets count from the artifact's first byte, so they depend on the
@@ -201,28 +210,33 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   for (let len = 0; head.length !== len || !cold.length; ) {
     len = head.length;
     let at = len;
-    cold = built.map((b, i) => {
+    cold = [...built, { text: messageText, codeBytes: messages.list.length, inputs: [] }].map((b, i) => {
       const bytes = Buffer.from(b.text);
-      const mod = { name: names[i] as string, offset: at, bytes: bytes.length, codeBytes: b.codeBytes, crc: crc32(bytes), inputs: b.inputs };
+      const mod = { name: names[i] ?? MESSAGES, offset: at, bytes: bytes.length, codeBytes: b.codeBytes, crc: crc32(bytes), inputs: b.inputs };
       at += bytes.length + 1;
       return mod;
     });
     head = COLD_MARK + buildId + cold.map((c) => ` ${c.name}:${c.offset}:${c.bytes}:${c.crc.toString(16)}:${c.codeBytes}`).join('') + '\n';
   }
   if (head.length > COLD_HEAD_MAX) throw new Error(`cold section header is ${head.length} bytes, over the loader's ${COLD_HEAD_MAX}: fewer modules`);
-  const section = head + built.map((b) => b.text + '\n').join('') + '*/\n';
+  const section = head + built.map((b) => b.text + '\n').join('') + messageText + '\n*/\n';
 
-  const r = await build({ ...common(board), entryPoints: [entry], define: define(buildId), outfile });
-  const resident = r.outputFiles?.[0]?.text ?? '';
+  const r = await resident(define(buildId));
+  const residentText = r.outputFiles?.[0]?.text ?? '';
+  if (messages.text() !== messageText) throw new Error('messages: the second pass took other messages than the first');
+  // The reader is a global: the program must not have a name of its own that shadows it.
+  const draftText = (draft.outputFiles?.[0]?.text ?? '').slice(READER_STUB.length).split(`${READER}(`).join('');
+  if (new RegExp(`(^|[^\\w$.])${READER}\\b`).test(draftText)) throw new Error(`the resident program names ${READER} itself, the messages' reader: rename it`);
   const leaked = inputsOf(r.metafile as Metafile).filter((i) => COLD_ONLY.some((c) => i.path.startsWith(c)));
   if (leaked.length) throw new Error(`cold code imported by the resident program: ${leaked.map((i) => i.path).join(', ')}; reach it through the cold loader (src/cold.ts) instead`);
-  writeFileSync(outfile, section + resident);
+  writeFileSync(outfile, section + residentText);
   writeFileSync(outfile.replace(/\.js$/, '.meta.json'), JSON.stringify(r.metafile));
   const manifest = {
     buildId,
-    residentBytes: resident.length,
+    residentBytes: residentText.length,
     coldBytes: section.length,
     modules: cold.map((c) => ({ name: c.name, bytes: c.bytes })),
+    messages: messages.list.length,
   };
   writeFileSync(outfile.replace(/\.js$/, '.cold.json'), JSON.stringify(manifest, null, 2) + '\n');
   let budgetBytes: number | undefined;
@@ -235,7 +249,7 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
     budgetBytes = undefined;
   }
   return {
-    outfile, bytes: section.length + resident.length, residentBytes: resident.length, coldBytes: section.length,
+    outfile, bytes: section.length + residentText.length, residentBytes: residentText.length, coldBytes: section.length,
     build: buildId, checker, cold, budgetBytes, residentBudgetBytes, inputs: inputsOf(r.metafile as Metafile),
   };
 }

@@ -33,7 +33,16 @@ export type ColdResult<T> = { ok: true; value: T } | { ok: false; error: string 
 export interface ColdLoader {
   /** The module's default export, freshly evaluated; drop it when done. */
   load<T>(name: string): ColdResult<T>;
+  /** The resident program's message `i` (scripts/messages.ts), or "#i" when the messages cannot be read. */
+  message(this: void, i: number): string;
+  /** Why the messages cannot be read, or undefined when they can (the first call checks them). */
+  messagesError(this: void): string | undefined;
 }
+
+/** The cold section's entry that holds the resident program's messages. */
+export const MESSAGES = 'msg';
+/** Width of one entry of the messages' index: 5 hex digits of offset, 3 of length. */
+const ENTRY = 8;
 
 const REFLASH = '; flash the board again with ./flash.sh';
 /**
@@ -116,7 +125,47 @@ export function createColdLoader(o: {
     return code === undefined || strings === undefined ? undefined : [code, JSON.parse(strings)];
   }
 
+  // Where the messages' section starts, once checked; -1: not looked for yet.
+  let msgAt = -1;
+  let msgCount = 0;
+  let msgError: string | undefined;
+  function messagesError(): string | undefined {
+    if (msgAt !== -1) return msgError;
+    // Failing from here on: the errors below may be messages themselves.
+    msgAt = -2;
+    const at = find(MESSAGES);
+    if (!at.ok) return (msgError = at.error);
+    // The whole section's CRC, a window at a time.
+    let c = 0;
+    const [from, length] = at.value as [number, number];
+    for (let k = 0; k < length; k += WINDOW) {
+      const w = o.program.read(from + k, Math.min(WINDOW, length - k));
+      if (!w) return (msgError = 'the messages cannot be read' + REFLASH);
+      c = crc32(w, 0, w.length, c);
+    }
+    if (c !== at.value[2]) return (msgError = 'the messages are corrupt on flash (CRC)' + REFLASH);
+    msgAt = from;
+    msgCount = at.value[3] as number;
+    return (msgError = undefined);
+  }
+
   return {
+    messagesError,
+    message(i: number): string {
+      if (messagesError() !== undefined || !(i >= 0 && i < msgCount)) return '#' + i;
+      const e = o.program.read(msgAt + i * ENTRY, ENTRY);
+      const entry = e && decodeUtf8(e);
+      const off = entry ? parseInt(entry.slice(0, 5), 16) : NaN;
+      const len = entry ? parseInt(entry.slice(5), 16) : NaN;
+      const b = off >= 0 && len > 0 ? o.program.read(msgAt + off, len) : undefined;
+      const t = b && decodeUtf8(b);
+      try {
+        const s: unknown = t ? JSON.parse(t) : undefined;
+        return typeof s === 'string' ? s : '#' + i;
+      } catch {
+        return '#' + i;
+      }
+    },
     load<T>(name: string): ColdResult<T> {
       const at = find(name);
       if (!at.ok) return { ok: false, error: 'cold code ' + name + ': ' + at.error };

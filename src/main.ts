@@ -29,6 +29,14 @@ try {
     return m && m.heapTotal - m.heapUsed - a;
   };
   const cold = createColdLoader({ program: p.program, build: __BUILD__, shared: SHARED, room });
+  // The program's messages are on flash too (scripts/messages.ts): the
+  // build put a stand-in reader in front of the program, this is the real one.
+  const reader = (globalThis as unknown as { __m?: { r?: (i: number) => string } }).__m;
+  if (reader) {
+    reader.r = cold.message;
+    const why = cold.messagesError();
+    if (why) console.error('messages: ' + why + '; log lines show #<number> in their place');
+  }
   const codec = (): ConfigCodec | string => {
     const m = cold.load<ConfigCodec>('check');
     return m.ok ? m.value : m.error;

@@ -9,9 +9,9 @@ for (let i = 0; i < 16; i++) {
   T.push(c);
 }
 
-/** CRC-32 of bytes [from, to) of b. */
-export function crc32(b: Uint8Array, from: number, to: number): number {
-  let c = -1;
+/** CRC-32 of bytes [from, to) of b; `prev`: the CRC of the bytes before them, for one computed piece by piece. */
+export function crc32(b: Uint8Array, from: number, to: number, prev = 0): number {
+  let c = prev ^ -1;
   for (let i = from; i < to; i++) {
     c ^= b[i]!;
     c = T[c & 15]! ^ (c >>> 4);

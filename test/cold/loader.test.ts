@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, type BuildResult } from '../../scripts/build';
 import { createFileProgram, noProgram } from '../../host/ports/program';
-import { COLD_HEAP_PER_BYTE, createColdLoader } from '../../src/cold';
+import { COLD_HEAP_PER_BYTE, createColdLoader, MESSAGES } from '../../src/cold';
 import { SHARED } from '../../src/shared';
 import type { ProgramStore } from '../../src/ports/ports';
 
@@ -32,7 +32,8 @@ function area(b: Uint8Array): ProgramStore & { reads: number } {
 
 describe('cold code loader', () => {
   it('puts every module of src/cold/ in the artifact, in front of the resident program', () => {
-    expect(built.cold.map((c) => c.name)).toEqual(['check', 'config', 'help', 'provision', 'show', 'state', 'test']);
+    // Then the resident program's messages (scripts/messages.ts).
+    expect(built.cold.map((c) => c.name)).toEqual(['check', 'config', 'help', 'provision', 'show', 'state', 'test', MESSAGES]);
     const text = new TextDecoder().decode(bytes);
     expect(text.startsWith('/*PDA-COLD ' + built.build + ' ')).toBe(true);
     // The comment ends once, where the resident program begins.
@@ -41,7 +42,7 @@ describe('cold code loader', () => {
 
   it('loads each module from the stored program and hands back what it exports', () => {
     const cold = createColdLoader({ program: area(bytes), build: built.build, shared: SHARED });
-    for (const c of built.cold) {
+    for (const c of built.cold.filter((x) => x.name !== MESSAGES)) {
       const m = cold.load<unknown>(c.name);
       // Console modules give a command runner; 'check' gives the config codec.
       expect(m.ok ? typeof m.value : m.error).toBe(c.name === 'check' ? 'object' : 'function');

@@ -1,0 +1,128 @@
+// The resident program's messages, kept on flash. On the device's engine
+// every string literal a parsed program names stays on the heap until the
+// engine stops (literal storage), and the resident program is parsed at
+// every boot: its log and error sentences took about 6 KB of heap for good.
+// So the build takes each of them out of the resident code (an esbuild
+// plugin, module by module) and writes them to the cold section; the code
+// reads one back when it is used: `__m(7)` (src/cold.ts, message()).
+//
+// Only prose is taken: a string of MIN_LENGTH characters or more holding a
+// space, used inside a function (module-level code may run before the reader
+// is installed) and only as a value (concatenated, passed, returned, thrown):
+// never a property key or name (o['a b']), a directive, an operand of a comparison, or the
+// argument of a search (indexOf, includes, ...), where the text itself
+// decides what the program does. Modules that speak when the messages
+// cannot be read (no program on flash, another build there: the boot path
+// and the cold loader) keep theirs (KEEP).
+import { transform, type Plugin } from 'esbuild';
+import { parse } from 'acorn';
+import { fullAncestor } from 'acorn-walk';
+import type { Node } from 'acorn';
+import { readFileSync } from 'node:fs';
+import { relative, sep } from 'node:path';
+
+/** The global a taken message is read through. */
+export const READER = '__m';
+export const MIN_LENGTH = 12;
+/** Modules under src/ whose messages stay in the code: what the board says when it cannot read the rest. */
+export const KEEP = ['main.ts', 'cold.ts', 'runtime.ts', 'config/store.ts', 'agent/bootstate.ts'];
+/** Methods whose string argument decides what the program does, not what it says. */
+const SEARCHES = new Set(['indexOf', 'lastIndexOf', 'includes', 'startsWith', 'endsWith', 'split', 'replace', 'replaceAll', 'match', 'matchAll', 'search', 'test', 'exec']);
+const COMPARISONS = new Set(['==', '===', '!=', '!==', '<', '>', '<=', '>=', 'in', 'instanceof']);
+
+/**
+ * Entry width in the index that starts the messages' section: 5 hex digits
+ * of offset (from the section's start) and 3 of length.
+ */
+export const ENTRY = 8;
+
+type AnyNode = Node & Record<string, unknown>;
+
+/** Messages of one build, numbered in the order the bundler first loads them (the same in every pass). */
+export class MessageTable {
+  readonly list: string[] = [];
+  private index = new Map<string, number>();
+  id(s: string): number {
+    let i = this.index.get(s);
+    if (i === undefined) {
+      i = this.list.length;
+      this.list.push(s);
+      this.index.set(s, i);
+    }
+    return i;
+  }
+  /**
+   * The section: the index (ENTRY chars a message), then each message as a
+   * JSON string, printable ASCII, with no '*' followed by '/' (it sits in
+   * the block comment of the cold section).
+   */
+  text(): string {
+    const bodies = this.list.map((s) =>
+      JSON.stringify(s)
+        .replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))
+        .replace(/\//g, '\\/'),
+    );
+    let at = this.list.length * ENTRY;
+    let index = '';
+    for (const b of bodies) {
+      if (b.length > 0xfff || at > 0xfffff) throw new Error(`messages: the section outgrew its index (${at} B, a message of ${b.length} B)`);
+      index += at.toString(16).padStart(5, '0') + b.length.toString(16).padStart(3, '0');
+      at += b.length;
+    }
+    return index + bodies.join('');
+  }
+}
+
+/** True when the literal is prose used as a value, which the reader may stand in for. */
+function isMessage(node: AnyNode, ancestors: AnyNode[]): boolean {
+  const v = node['value'];
+  if (typeof v !== 'string' || v.length < MIN_LENGTH || !v.includes(' ')) return false;
+  const parent = ancestors[ancestors.length - 2];
+  if (!parent) return false;
+  if ((parent.type === 'Property' || parent.type === 'MethodDefinition' || parent.type === 'PropertyDefinition') && parent['key'] === node) return false;
+  if (parent.type === 'ExpressionStatement' && parent['directive'] !== undefined) return false;
+  if (parent.type === 'BinaryExpression' && COMPARISONS.has(parent['operator'] as string)) return false;
+  if (parent.type === 'SwitchCase' || parent.type === 'ImportDeclaration' || parent.type === 'ExportNamedDeclaration' || parent.type === 'ExportAllDeclaration') return false;
+  if (parent.type === 'MemberExpression') return false;
+  if (parent.type === 'CallExpression' || parent.type === 'NewExpression') {
+    const callee = parent['callee'] as AnyNode;
+    if (callee.type === 'MemberExpression' && !callee['computed'] && SEARCHES.has((callee['property'] as AnyNode)['name'] as string)) return false;
+    if (callee.type === 'Identifier' && callee['name'] === 'RegExp') return false;
+  }
+  // Inside a function: module-level code runs as the program starts.
+  return ancestors.some((a) => a !== node && (a.type === 'FunctionDeclaration' || a.type === 'FunctionExpression' || a.type === 'ArrowFunctionExpression'));
+}
+
+/** `code` (one module, as JavaScript) with its messages read through READER. */
+export function takeMessages(code: string, table: MessageTable): string {
+  const ast = parse(code, { ecmaVersion: 2022, sourceType: 'module' });
+  const edits: { start: number; end: number; text: string }[] = [];
+  fullAncestor(ast, (n, _s, ancestors) => {
+    const node = n as AnyNode;
+    if (node.type === 'Literal' && isMessage(node, ancestors as AnyNode[])) {
+      edits.push({ start: node.start, end: node.end, text: `${READER}(${table.id(node['value'] as string)})` });
+    }
+  });
+  edits.sort((a, b) => b.start - a.start);
+  let out = code;
+  for (const e of edits) out = out.slice(0, e.start) + e.text + out.slice(e.end);
+  return out;
+}
+
+/** The esbuild plugin: every src/ module outside KEEP, its messages taken into `table`. */
+export function messagesPlugin(table: MessageTable): Plugin {
+  return {
+    name: 'messages',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
+        const rel = relative(`${process.cwd()}${sep}src`, args.path).split(sep).join('/');
+        if (KEEP.includes(rel) || rel.startsWith('..')) return undefined;
+        const js = await transform(readFileSync(args.path, 'utf8'), { loader: 'ts', format: 'esm', target: 'es2022', sourcefile: args.path });
+        return { contents: takeMessages(js.code, table), loader: 'js', resolveDir: args.path.slice(0, args.path.lastIndexOf(sep)) };
+      });
+    },
+  };
+}
+
+/** The global reader, in front of the resident program: "#<id>" until the program installs the real one. */
+export const READER_STUB = `function ${READER}(i){return ${READER}.r?${READER}.r(i):"#"+i}`;
