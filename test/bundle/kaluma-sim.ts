@@ -6,8 +6,8 @@
 // exception in a timer or driver callback is recorded: on the board it
 // would kill that timer silently.
 import vm from 'node:vm';
-import { createKalumaNet, httpPeer } from '../fakes/kaluma/net';
-import type { KalumaNet, Peer } from '../fakes/kaluma/net';
+import { createKalumaNet, createKalumaRadio, httpPeer } from '../fakes/kaluma/net';
+import type { KalumaNet, KalumaRadio, Peer } from '../fakes/kaluma/net';
 import { createKalumaTimers } from '../fakes/kaluma/timers';
 import { createKalumaFs } from '../fakes/kaluma-fs';
 import type { KalumaFsFake } from '../fakes/kaluma-fs';
@@ -27,7 +27,10 @@ export interface KalumaSim {
   callbackErrors: string[];
   requests: Request[];
   files: Map<string, Uint8Array>;
-  wifi: { ap: boolean; up: boolean };
+  /** The 802.11 driver (global.__ieee80211dev): `ap` false takes the access point away. */
+  wifi: KalumaRadio;
+  /** Every require() the program made, in order. */
+  required: string[];
   /** Kaluma's timers and the TCP driver, with what would hurt the board in their violations. */
   timers: KalumaTimers;
   net: KalumaNet;
@@ -70,7 +73,7 @@ export function createKalumaSim(o: {
   let fedAt = 0;
   const decoderMisuse: string[] = [];
   const storage = new Map<string, string>();
-  const wifi = { ap: true, up: false };
+  const required: string[] = [];
   const sim = { out: [] as string[], errors: [] as string[], callbackErrors: [] as string[], requests: [] as Request[], resets: 0 };
   const guard = (what: string, f: () => void): void => {
     try {
@@ -84,27 +87,6 @@ export function createKalumaSim(o: {
 
   // Kaluma's fs with its error-path defects (test/fakes/kaluma-fs.ts), over `files`.
   const fs = createKalumaFs({ files });
-
-  class WiFi {
-    connect(info: { ssid?: string }, cb: (err: unknown) => void): void {
-      wifi.up = wifi.ap && info.ssid === (o.ssid ?? 'field-net');
-      guard('wifi.connect callback', () => cb(0));
-    }
-    getConnection(cb: (err: unknown, info?: unknown) => void): void {
-      guard('getConnection callback', () => cb(0, wifi.up ? { ssid: o.ssid ?? 'field-net' } : undefined));
-    }
-    scan(cb: (err: unknown, list?: unknown[]) => void): void {
-      guard('scan callback', () => cb(0, wifi.ap ? [{ ssid: o.ssid ?? 'field-net', bssid: '', security: 'WPA2_PSK', rssi: -50, channel: 6 }] : []));
-    }
-    disconnect(cb: (err: unknown) => void): void {
-      wifi.up = false;
-      guard('disconnect callback', () => cb(0));
-    }
-    reset(cb: (err: unknown) => void): void {
-      wifi.up = false;
-      guard('reset callback', () => cb(0));
-    }
-  }
 
   // The service: answers each whole request with REPLY and closes (HTTP/1.0).
   const service = o.peer ?? httpPeer(() => REPLY);
@@ -124,8 +106,45 @@ export function createKalumaSim(o: {
     closed: (c) => service.closed?.(c),
   };
   const net = createKalumaNet({ timers: kt, peer, latencyMs: 2 });
-  // socket() refuses while the station link is down, as the driver does.
-  net.link = wifi;
+  // The radio's drivers: socket() refuses while the station link is down, a
+  // radio reset drops every socket slot, as on the board.
+  const wifi = createKalumaRadio({ ssid: o.ssid ?? 'field-net', net });
+  // An exception in a driver callback is swallowed on the board: recorded here.
+  const dev: Record<string, unknown> & { errno: number } = { errno: 0 };
+  for (const k of ['connect', 'get_connection', 'scan', 'disconnect', 'reset']) {
+    dev[k] = (...a: unknown[]): void => {
+      const cb = a[a.length - 1];
+      if (typeof cb === 'function') a[a.length - 1] = (...r: unknown[]) => guard(k + ' callback', () => (cb as (...x: unknown[]) => void)(...r));
+      try {
+        (wifi.dev[k] as (...x: unknown[]) => void)(...a);
+      } finally {
+        dev.errno = wifi.dev.errno;
+      }
+    };
+  }
+  // The hooks the program sets are the driver's to call.
+  for (const k of ['assoc_cb', 'connect_cb', 'disconnect_cb']) {
+    Object.defineProperty(dev, k, { get: () => wifi.dev[k], set: (f: unknown) => void (wifi.dev[k] = f), enumerable: true });
+  }
+  // Kaluma's wifi module, a thin wrapper over the driver, for a program that
+  // requires it (the agent's ports do not: they drive the driver directly).
+  class WiFi {
+    connect(info: Record<string, unknown>, cb?: (err: unknown) => void): void {
+      (dev['connect'] as (i: unknown, c: (e: unknown) => void) => void)(info, (e) => cb && cb(e));
+    }
+    getConnection(cb?: (err: unknown, info?: unknown) => void): void {
+      (dev['get_connection'] as (c: (e: unknown, i?: unknown) => void) => void)((e, i) => cb && cb(e, i));
+    }
+    scan(cb?: (err: unknown, list?: unknown[]) => void): void {
+      (dev['scan'] as (c: (e: unknown, l?: unknown[]) => void) => void)((e, l) => cb && cb(e, l));
+    }
+    disconnect(cb?: (err: unknown) => void): void {
+      (dev['disconnect'] as (c: (e: unknown) => void) => void)((e) => cb && cb(e));
+    }
+    reset(cb?: (err: unknown) => void): void {
+      (dev['reset'] as (c: (e: unknown) => void) => void)((e) => cb && cb(e));
+    }
+  }
 
   const modules: Record<string, unknown> = {
     fs,
@@ -167,6 +186,7 @@ export function createKalumaSim(o: {
 
   const g: Record<string, unknown> = {
     require(name: string) {
+      required.push(name);
       if (!(name in modules)) throw new Error('Failed to load module: ' + name);
       return modules[name];
     },
@@ -209,6 +229,7 @@ export function createKalumaSim(o: {
     clearTimeout: kt.globals.clearTimeout,
     clearInterval: kt.globals.clearInterval,
     __netdev: net.netdev,
+    __ieee80211dev: dev,
     TextEncoder,
     // Kaluma's decoder corrupts its heap on bytes that are not UTF-8.
     TextDecoder: class extends TextDecoder {
@@ -242,6 +263,7 @@ export function createKalumaSim(o: {
     },
     files,
     wifi,
+    required,
     timers: kt,
     net,
     fs,

@@ -1,11 +1,19 @@
-// The Pico W's TCP driver (module_pico_cyw43.c) and Kaluma's net.Socket over
-// it, modelled from their source with the defects a program can walk into
-// (../shared/kaluma-repros rows 2, 3 and 8), for code that runs against
-// Kaluma itself. What would hurt the board goes into `violations`:
+// The Pico W's radio drivers (module_pico_cyw43.c): the TCP one
+// (global.__netdev) and the 802.11 one (global.__ieee80211dev, see
+// createKalumaRadio), modelled from their source with the defects a program
+// can walk into (../shared/kaluma-repros rows 2, 3 and 8), for code that runs
+// against Kaluma itself; and Kaluma's net.Socket over the TCP one, for a
+// program that requires 'net' (the agent's ports do not). What would hurt the
+// board goes into `violations`:
 // - closing a connection that lwIP already dropped (refused, reset): its PCB
 //   is freed twice and lwIP panics;
 // - a FIN that arrives after we closed first closes whichever socket now
-//   holds the same slot (the lowest free slot is handed out again at once);
+//   holds the same slot (the lowest free slot is handed out again at once),
+//   when that socket was given to connect(): connected, or in connect()'s DNS
+//   wait, where it loses a PCB for good. On a slot never given to connect()
+//   (a placeholder) the driver finds no PCB to close: harmless, only counted
+//   in placeholderFins;
+// - a radio reset that closes a connection lwIP already dropped;
 // - one driver write whose copy on the C stack is over 2 KB (a byte >= 0x80
 //   counts twice), or over 11,680 B (dropped);
 // - a host name looked up inside connect() (a DNS wait during which a late
@@ -34,6 +42,14 @@ interface Slot {
   fd: number;
   state: number;
   pcb: Pcb | undefined;
+  /**
+   * The PCB a radio reset closed and left in the slot (km_cyw43_deinit does
+   * not clear tcp_pcb): the next close of the slot without a connect() in
+   * between closes it again.
+   */
+  stale: Pcb | undefined;
+  /** connect() was called since socket() took the slot. */
+  tried: boolean;
   obj: Record<string, unknown> | undefined;
   conn: PeerConn | undefined;
 }
@@ -67,9 +83,11 @@ export interface Peer {
 export interface KalumaNet {
   /** global.__netdev */
   netdev: Record<string, unknown> & { errno: number };
-  /** require('net') */
+  /** require('net'): Kaluma's net.Socket over the driver, for a program that asks for it. */
   module: { Socket: new () => unknown };
   violations: string[];
+  /** Late FINs that closed a placeholder: a slot never given to connect() (harmless). */
+  placeholderFins: number;
   /** Every driver write, in the driver's copy size. */
   driverWrites: number[];
   dnsLookups: number;
@@ -81,6 +99,11 @@ export interface KalumaNet {
    */
   releaseAbandoned(): number;
   pcbsFree(): number;
+  /**
+   * What a radio reset does to the sockets (km_cyw43_deinit): every slot is
+   * dropped without its close_cb, and every PCB in one is closed.
+   */
+  radioReset(): void;
   /** Decides whether socket() throws 'WiFi is not connected.' */
   link: { up: boolean };
   dns: Record<string, string>;
@@ -101,13 +124,14 @@ const latin1 = (s: string): Uint8Array => {
 export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs?: number }): KalumaNet {
   const lat = o.latencyMs ?? 1;
   const t = o.timers;
-  const slots: Slot[] = Array.from({ length: SLOTS }, () => ({ fd: -1, state: CLOSED, pcb: undefined, obj: undefined, conn: undefined }));
+  const slots: Slot[] = Array.from({ length: SLOTS }, () => ({ fd: -1, state: CLOSED, pcb: undefined, stale: undefined, tried: false, obj: undefined, conn: undefined }));
   const pool: Pcb[] = Array.from({ length: PCBS }, (_, n) => ({ n, freed: true, slot: -1, weClosed: false, peerClosed: false, since: 0 }));
   let allocs = 0;
   const net: KalumaNet = {
     netdev: undefined as unknown as KalumaNet['netdev'],
     module: undefined as unknown as KalumaNet['module'],
     violations: [],
+    placeholderFins: 0,
     driverWrites: [],
     dnsLookups: 0,
     slotsInUse: () => slots.filter((s, i) => s.fd === i).length,
@@ -115,13 +139,26 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
       let n = 0;
       slots.forEach((s, i) => {
         if (s.fd === i && s.pcb && (s.pcb.freed || s.pcb.slot !== i)) {
-          Object.assign(s, { fd: -1, state: CLOSED, pcb: undefined, obj: undefined, conn: undefined });
+          Object.assign(s, { fd: -1, state: CLOSED, pcb: undefined, stale: undefined, tried: false, obj: undefined, conn: undefined });
           n++;
         }
       });
       return n;
     },
     pcbsFree: () => pool.filter((p) => p.freed).length,
+    radioReset() {
+      slots.forEach((s, i) => {
+        if (s.fd !== i) return;
+        s.fd = -1;
+        const p = s.pcb;
+        if (p) closePcb(i, p, 'radio reset: ');
+        // The pointer stays; so does the state (deinit sets neither).
+        s.stale = p || s.stale;
+        s.pcb = undefined;
+        s.conn = undefined;
+        s.obj = undefined;
+      });
+    },
     link: { up: true },
     dns: {},
   };
@@ -135,31 +172,40 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
     p.slot = -1;
   };
 
+  /** tcp_close of the PCB in slot fd, by us (a close or a radio reset): the peer's FIN is still to come. `what` prefixes a violation. */
+  function closePcb(fd: number, p: Pcb, what: string): void {
+    const s = slots[fd]!;
+    if (p.freed) net.violations.push(what + 'closed slot ' + fd + ' whose connection lwIP had already dropped: PCB ' + p.n + ' freed twice (lwIP panics)');
+    else if (p.slot !== fd) net.violations.push(what + 'closed slot ' + fd + ' whose PCB lwIP had given to the connection on slot ' + p.slot);
+    else if (!p.weClosed) {
+      p.weClosed = true;
+      // A peer that never sends its FIN: lwIP gives up on FIN_WAIT_2 after 20 s.
+      t.after(20000, () => {
+        if (!p.freed && p.weClosed && !p.peerClosed && p.slot === fd) {
+          p.freed = true;
+          p.slot = -1;
+        }
+      });
+      if (s.conn) {
+        const c = s.conn;
+        t.after(lat, () => o.peer.closed?.(c));
+      }
+      if (p.peerClosed) free(p, 'close');
+    }
+  }
+
   /** __net_socket_close: the slot is released and its close_cb runs. */
   function socketClose(fd: number, byPeer: boolean): void {
     const s = slots[fd]!;
     s.state = CLOSED;
     s.fd = -1;
-    const p = s.pcb;
-    s.pcb = undefined;
+    const stale = !s.pcb;
+    const p = s.pcb || s.stale;
+    s.pcb = s.stale = undefined;
     if (p) {
-      if (p.freed) net.violations.push('closed slot ' + fd + ' whose connection lwIP had already dropped: PCB ' + p.n + ' freed twice (lwIP panics)');
-      else if (p.slot !== fd) net.violations.push('closed slot ' + fd + ' whose PCB lwIP had given to the connection on slot ' + p.slot);
-      else if (!byPeer) {
-        p.weClosed = true;
-        // A peer that never sends its FIN: lwIP gives up on FIN_WAIT_2 after 20 s.
-        t.after(20000, () => {
-          if (!p.freed && p.weClosed && !p.peerClosed && p.slot === fd) {
-            p.freed = true;
-            p.slot = -1;
-          }
-        });
-        if (s.conn) {
-          const c = s.conn;
-          t.after(lat, () => o.peer.closed?.(c));
-        }
-        if (p.peerClosed) free(p, 'close');
-      } else free(p, 'close');
+      // tcp_close by us, or of a pointer a radio reset left; else the peer's FIN on its own connection.
+      if (!byPeer || stale || p.freed || p.slot !== fd) closePcb(fd, p, '');
+      else free(p, 'close');
     }
     s.conn = undefined;
     const obj = s.obj;
@@ -177,6 +223,7 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
       const s = slots[fd]!;
       s.fd = fd;
       s.state = CLOSED;
+      s.tried = false;
       s.obj = { fd, state: CLOSED, raddr: '0.0.0.0' };
       return fd;
     },
@@ -189,6 +236,7 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
       if (!s || s.state !== CLOSED || s.fd !== fd) {
         netdev.errno = -1;
       } else {
+        s.tried = true;
         let ip = host;
         if (!/^\d+\.\d+\.\d+\.\d+$/.test(host)) {
           net.dnsLookups++;
@@ -214,6 +262,7 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
         else {
           Object.assign(p, { freed: false, slot: fd, weClosed: false, peerClosed: false, since: ++allocs });
           s.pcb = p;
+          s.stale = undefined;
           const mine = p.since;
           // Events of a connection whose PCB lwIP has since given to another one go nowhere.
           const gone = (): boolean => p.freed || p.since !== mine;
@@ -248,7 +297,10 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
                   // tcp_arg still points at the slot's fd field: whoever holds that fd now is closed.
                   const s2 = slots[at];
                   if (s2 && s2.fd === at && s2.pcb !== p) {
-                    net.violations.push('a late FIN closed the next socket on slot ' + at);
+                    // A slot never given to connect() has no PCB of its own to lose: a placeholder.
+                    if (s2.tried) net.violations.push('a late FIN closed the next socket on slot ' + at);
+                    else net.placeholderFins++;
+                    if (s2.stale === p) s2.stale = undefined;
                     socketClose(at, true);
                   }
                   free(p, 'fin');
@@ -367,6 +419,107 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
   }
   net.module = { Socket };
   return net;
+}
+
+/** One join the 802.11 driver made, as module_pico_cyw43.c hands it to the radio. */
+export interface Join {
+  ssid: string;
+  /** A string password is the key; anything else joins with no key. */
+  key: string | null;
+  auth: 'OPEN' | 'WPA2_MIXED_PSK' | 'WPA2_AES_PSK' | 'WPA_PSK' | 'WEP_PSK';
+}
+
+export interface KalumaRadio {
+  /** global.__ieee80211dev */
+  dev: Record<string, unknown> & { errno: number };
+  /** The access point is in range. While it is not, the link is down. */
+  ap: boolean;
+  /** Associated with an address: what get_connection reports and the TCP driver's socket() checks. */
+  up: boolean;
+  /** Every join asked of the driver. */
+  joins: Join[];
+  /** Radio resets (each drops every socket slot, see KalumaNet.radioReset). */
+  resets: number;
+  /** The next scans fail (the driver then calls back with no list). */
+  scanFails: boolean;
+}
+
+/**
+ * The Pico W's 802.11 driver object (module_pico_cyw43.c) for the network
+ * `ssid` (and `password`, when given). Every call runs its callback before
+ * it returns, with an error of 0 whatever happened (the driver's -1 does
+ * not survive its conversion); the driver's own errno is right. A join that
+ * succeeds calls the assoc_cb and connect_cb hooks, a disconnect the
+ * disconnect_cb one. With `net`, its socket() follows this link, and a radio
+ * reset drops its slots.
+ */
+export function createKalumaRadio(o: { ssid: string; password?: string; net?: KalumaNet }): KalumaRadio {
+  let up = false;
+  const hook = (name: string): void => {
+    const f = r.dev[name];
+    if (typeof f === 'function') (f as () => void)();
+  };
+  const r: KalumaRadio = {
+    dev: {
+      errno: 0,
+      connect(info: Record<string, unknown>, cb?: (err: number) => void): void {
+        if (typeof info.ssid !== 'string') throw new TypeError('SSID error');
+        const key = typeof info.password === 'string' ? info.password : null;
+        // The default is OPEN; a key of 8 or more characters makes it WPA2/WPA mixed; a known security string decides.
+        let auth: Join['auth'] = key !== null && key.length >= 8 ? 'WPA2_MIXED_PSK' : 'OPEN';
+        const sec = { WPA2_WPA_PSK: 'WPA2_MIXED_PSK', WPA2_PSK: 'WPA2_AES_PSK', WPA_PSK: 'WPA_PSK', WEP_PSK: 'WEP_PSK', OPEN: 'OPEN' } as const;
+        if (typeof info.security === 'string' && info.security in sec) auth = sec[info.security as keyof typeof sec];
+        r.joins.push({ ssid: info.ssid, key, auth });
+        up = r.ap && info.ssid === o.ssid && (o.password === undefined || key === o.password);
+        r.dev.errno = up ? 0 : -1;
+        if (up) {
+          hook('assoc_cb');
+          hook('connect_cb');
+        }
+        if (cb) cb(0);
+      },
+      get_connection(cb?: (err: number, info?: { ssid: string; bssid: string }) => void): void {
+        r.dev.errno = r.up ? 0 : -1;
+        if (cb) {
+          if (r.up) cb(0, { ssid: o.ssid, bssid: '' });
+          else cb(0);
+        }
+      },
+      scan(cb?: (err: number, list?: unknown[]) => void): void {
+        r.dev.errno = r.scanFails ? -1 : 0;
+        if (!cb) return;
+        if (r.scanFails) cb(0);
+        else cb(0, r.ap ? [{ ssid: o.ssid, bssid: '00:11:22:33:44:55', security: 'WPA2_PSK', rssi: -50, channel: 6 }] : []);
+      },
+      disconnect(cb?: (err: number) => void): void {
+        up = false;
+        r.dev.errno = 0;
+        hook('disconnect_cb');
+        if (cb) cb(0);
+      },
+      reset(cb?: (err: number) => void): void {
+        up = false;
+        r.resets++;
+        if (o.net) o.net.radioReset();
+        r.dev.errno = 0;
+        if (cb) cb(0);
+      },
+    },
+    ap: true,
+    get up(): boolean {
+      // The access point gone: the link with it (nothing is emitted).
+      if (!r.ap) up = false;
+      return up;
+    },
+    set up(v: boolean) {
+      up = v;
+    },
+    joins: [],
+    resets: 0,
+    scanFails: false,
+  };
+  if (o.net) o.net.link = r;
+  return r;
 }
 
 /**
