@@ -1,7 +1,9 @@
 // The Kaluma ports require no built-in module when they are loaded: each is
 // required at its first use, and only once. A module costs heap from the
 // moment it is required (net with events and stream about 8.4 KB, wifi
-// 3.9 KB), so a board with no network configured must never load them.
+// 3.9 KB), so a board with no network configured must never load them, and
+// wifi (with events) is never loaded at all: the Wi-Fi port drives the
+// radio's driver object, __ieee80211dev, directly.
 //
 // The ports are bundled here as the device bundle is (one IIFE, Kaluma's
 // modules left to its require()) and run in a context whose require()
@@ -13,7 +15,7 @@ import vm from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KALUMA_MODULES } from '../../scripts/build';
 import type { Platform } from '../../src/ports/ports';
-import { createKalumaNet } from '../fakes/kaluma/net';
+import { createKalumaNet, createKalumaRadio } from '../fakes/kaluma/net';
 import { createKalumaTimers } from '../fakes/kaluma/timers';
 
 let code = '';
@@ -48,9 +50,12 @@ interface Board {
 function load(): Board {
   const timers = createKalumaTimers();
   const net = createKalumaNet({ timers, peer: { connect: () => undefined } });
+  const radio = createKalumaRadio({ ssid: 'field-net', net });
+  radio.up = true;
   const modules: Record<string, unknown> = {
     net: net.module,
-    wifi: { WiFi: class { getConnection(cb: (err: unknown, info?: unknown) => void): void { cb(0, undefined); } } },
+    // Kaluma has it; the port must not ask for it.
+    wifi: { WiFi: class {} },
     wdt: { WDT: class { feed(): void {} } },
     rtc: { setTime: () => undefined, getTime: () => 0 },
     fs: { exists: () => false },
@@ -75,6 +80,7 @@ function load(): Board {
     clearTimeout: timers.globals.clearTimeout,
     clearInterval: timers.globals.clearInterval,
     __netdev: net.netdev,
+    __ieee80211dev: radio.dev,
     console: { log: () => undefined, error: () => undefined },
     TextEncoder,
     TextDecoder,
@@ -105,15 +111,15 @@ describe('Kaluma ports: built-in modules required on first use, once', () => {
     expect(b.required).toEqual([]);
   });
 
-  it('the radio: wifi at its first use, net at the first connect, each once', async () => {
+  it('the radio: wifi never (the port drives the driver), net at the first connect, once', async () => {
     const b = load();
     await b.platform.wifi.isUp();
     await b.platform.wifi.isUp();
-    expect(b.required).toEqual(['wifi']);
+    expect(b.required).toEqual([]);
     const h = { onConnect: () => undefined, onData: () => undefined, onClose: () => undefined };
     b.platform.sockets.connect('10.0.0.5', 80, h).destroy();
     b.platform.sockets.connect('10.0.0.5', 80, h).destroy();
-    expect(b.required).toEqual(['wifi', 'net']);
+    expect(b.required).toEqual(['net']);
   });
 
   it('the others: each at its first use, once', () => {

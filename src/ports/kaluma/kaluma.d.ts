@@ -46,30 +46,10 @@ declare const process: {
 // start-up whether the board ever uses it or not. Not a bare require() call:
 // the bundler wraps that in a shim of its own, and under the host's test
 // runner a bare require() is Node's, past the tests' stand-ins.
-
-declare module 'wifi' {
-  interface ConnectInfo {
-    ssid?: string;
-    /** A non-string joins with no key (the driver only reads a string). */
-    password?: string | true;
-    security?: 'OPEN' | 'WPA2_WPA_PSK' | 'WPA2_PSK';
-    enforce?: boolean;
-  }
-  interface ScanEntry {
-    ssid: string;
-    bssid: string;
-    security: string;
-    rssi: number;
-    channel: number;
-  }
-  export class WiFi {
-    connect(info: ConnectInfo, cb: (err: unknown, info?: unknown) => void): void;
-    disconnect(cb: (err: unknown) => void): void;
-    reset(cb: (err: unknown) => void): void;
-    scan(cb: (err: unknown, list?: ScanEntry[]) => void): void;
-    getConnection(cb: (err: unknown, info?: { ssid?: string; bssid?: string }) => void): void;
-  }
-}
+//
+// The Wi-Fi port never requires wifi (nor with it events): wifi.ts drives
+// the radio's driver object, global.__ieee80211dev, directly, and declares it
+// itself.
 
 declare module 'net' {
   export class Socket {
