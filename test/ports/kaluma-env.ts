@@ -1,7 +1,8 @@
 // Loads the real Kaluma ports (src/ports/kaluma) fresh against the models of
-// Kaluma's timers and TCP driver: the globals they use are stubbed, Kaluma's
-// require() among them (the ports require its built-in modules on first use,
-// through globalThis), so the ports run as on the board, defects included.
+// Kaluma's timers and TCP driver: the globals they use are stubbed, the
+// driver object __netdev and Kaluma's require() among them (the ports require
+// its built-in modules on first use, through globalThis; never net), so the
+// ports run as on the board, defects included.
 import { vi } from 'vitest';
 import { createKalumaNet, type KalumaNet, type Peer } from '../fakes/kaluma/net';
 import { createKalumaTimers, type KalumaTimers } from '../fakes/kaluma/timers';
@@ -38,6 +39,7 @@ export async function kalumaEnv(o: { peer: Peer; firstId?: number; latencyMs?: n
   const timers = createKalumaTimers({ firstId: o.firstId });
   const net = createKalumaNet({ timers, peer: o.peer, latencyMs: o.latencyMs });
   const printed: string[] = [];
+  // Kaluma has a net module; the port must not ask for it (recorded in `required`).
   const required = stubKalumaRequire({ net: net.module, rtc: { setTime: () => undefined, getTime: () => 0 } });
   for (const [k, v] of Object.entries(timers.globals)) vi.stubGlobal(k, v);
   vi.stubGlobal('__netdev', net.netdev);

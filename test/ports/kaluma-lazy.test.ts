@@ -1,9 +1,9 @@
 // The Kaluma ports require no built-in module when they are loaded: each is
 // required at its first use, and only once. A module costs heap from the
-// moment it is required (net with events and stream about 8.4 KB, wifi
-// 3.9 KB), so a board with no network configured must never load them, and
-// wifi (with events) is never loaded at all: the Wi-Fi port drives the
-// radio's driver object, __ieee80211dev, directly.
+// moment it is required (net with events and stream about 7.5 KB, wifi
+// 3.8 KB), so a board with no network configured must never load them, and
+// net and wifi (with events and stream) are never loaded at all: the ports
+// drive the radio's driver objects, __netdev and __ieee80211dev, directly.
 //
 // The ports are bundled here as the device bundle is (one IIFE, Kaluma's
 // modules left to its require()) and run in a context whose require()
@@ -11,10 +11,14 @@
 // into a require() at the top of the bundle and show at load. (Under the
 // test runner itself an import of 'net' would quietly load Node's.)
 import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { KALUMA_MODULES } from '../../scripts/build';
+import { buildBundle, KALUMA_MODULES } from '../../scripts/build';
+import { toSaved } from '../../src/config/saved';
 import type { Platform } from '../../src/ports/ports';
+import { createKalumaSim } from '../bundle/kaluma-sim';
+import { testConfig } from '../fakes/config';
 import { createKalumaNet, createKalumaRadio } from '../fakes/kaluma/net';
 import { createKalumaTimers } from '../fakes/kaluma/timers';
 
@@ -52,10 +56,12 @@ function load(): Board {
   const net = createKalumaNet({ timers, peer: { connect: () => undefined } });
   const radio = createKalumaRadio({ ssid: 'field-net', net });
   radio.up = true;
+  // Kaluma has these modules; the ports must not ask for them.
   const modules: Record<string, unknown> = {
     net: net.module,
-    // Kaluma has it; the port must not ask for it.
     wifi: { WiFi: class {} },
+    events: {},
+    stream: {},
     wdt: { WDT: class { feed(): void {} } },
     rtc: { setTime: () => undefined, getTime: () => 0 },
     fs: { exists: () => false },
@@ -111,15 +117,20 @@ describe('Kaluma ports: built-in modules required on first use, once', () => {
     expect(b.required).toEqual([]);
   });
 
-  it('the radio: wifi never (the port drives the driver), net at the first connect, once', async () => {
+  it('the radio: neither wifi nor net (nor events, stream) is ever required, the ports drive the drivers', async () => {
     const b = load();
-    await b.platform.wifi.isUp();
-    await b.platform.wifi.isUp();
-    expect(b.required).toEqual([]);
+    expect(await b.platform.wifi.isUp()).toBe(true);
+    await b.platform.wifi.disconnect();
+    expect(await b.platform.wifi.isUp()).toBe(false);
     const h = { onConnect: () => undefined, onData: () => undefined, onClose: () => undefined };
+    expect(() => b.platform.sockets.connect('10.0.0.5', 80, h)).toThrow('WiFi is not connected.');
+    // connect and scan (and reset) keep an armed watchdog quiet first: only wdt may come of them.
+    expect(await b.platform.wifi.connect({ ssid: 'field-net', password: 'correct horse' })).toBe(true);
+    expect(await b.platform.wifi.scan()).toEqual(['field-net']);
     b.platform.sockets.connect('10.0.0.5', 80, h).destroy();
     b.platform.sockets.connect('10.0.0.5', 80, h).destroy();
-    expect(b.required).toEqual(['net']);
+    await b.platform.wifi.reset();
+    expect(b.required).toEqual(['wdt']);
   });
 
   it('the others: each at its first use, once', () => {
@@ -139,4 +150,23 @@ describe('Kaluma ports: built-in modules required on first use, once', () => {
     p.kv.set('a', '1');
     expect(b.storageReads).toBe(1);
   });
+});
+
+describe('the device bundle: never requires net, wifi, events or stream', () => {
+  it('joins, delivers, rides out an access point outage and a radio reset, asking only for the modules it uses', async () => {
+    const bundle = readFileSync((await buildBundle({ outfile: 'dist/lazy-agent.js' })).outfile, 'utf8');
+    const cfg = testConfig('http://192.168.1.10:8080');
+    const k = createKalumaSim({ files: new Map([['/config.json', new TextEncoder().encode(JSON.stringify(toSaved(cfg)))]]), program: new TextEncoder().encode(bundle) });
+    k.run(bundle);
+    await k.advance(60000);
+    k.wifi.ap = false;
+    await k.advance(10 * 60000);
+    k.wifi.ap = true;
+    await k.advance(5 * 60000);
+    expect(k.requests.length).toBeGreaterThan(10);
+    // The outage was long enough for the link ladder to power-cycle the radio.
+    expect(k.wifi.resets).toBeGreaterThan(0);
+    expect(k.required.filter((m) => ['net', 'wifi', 'events', 'stream'].includes(m))).toEqual([]);
+    expect(k.harm()).toEqual([]);
+  }, 60000);
 });

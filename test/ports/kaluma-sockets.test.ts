@@ -1,8 +1,11 @@
 // The Kaluma socket port and the HTTP client on a model of the Pico W's TCP
-// driver (test/fakes/kaluma/net.ts): refused and reset connections are
-// abandoned, never closed (repro row 2); the server closes first, so no late
-// FIN closes the next socket, and a host name is looked up once (row 3);
-// requests reach the driver in pieces the C stack can hold (row 8).
+// driver (test/fakes/kaluma/net.ts), which the port drives directly (never
+// Kaluma's net module): refused and reset connections are abandoned, never
+// closed (repro row 2); the server closes first, so no late FIN closes the
+// next socket, and a host name is looked up once (row 3); when the port
+// closes first, a placeholder holds the slot until the late FIN or until no
+// FIN can come; requests reach the driver in pieces the C stack can hold
+// (row 8).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHttpClient } from '../../src/net/http';
 import type { HttpRequest, HttpResult } from '../../src/net/types';
@@ -92,13 +95,16 @@ describe('Kaluma socket port on the Pico W driver model', () => {
     expect([k.net.slotsInUse(), k.net.pcbsFree(), k.sockets.kalumaSockets.abandoned()]).toEqual([0, 5, 0]);
   });
 
-  it('closes a finished connection itself when the server never sends its FIN', async () => {
+  it('closes a finished connection itself when the server never sends its FIN, and holds the slot with a placeholder until no FIN can come', async () => {
     let closedByClient = 0;
     const k = await kalumaEnv({ peer: { ...httpPeer(() => OK, { fin: false }), closed: () => void closedByClient++ } });
     expect(await run(k, get())).toMatchObject({ kind: 'response' });
     expect(k.net.slotsInUse()).toBe(1);
     await k.timers.advance(k.sockets.LINGER_MS + 100, () => Promise.resolve());
-    expect([k.net.slotsInUse(), closedByClient, k.net.violations]).toEqual([0, 1, []]);
+    // Closed: the slot is the placeholder's now.
+    expect([k.net.slotsInUse(), k.sockets.placeholders(), closedByClient, k.net.violations]).toEqual([1, 1, 1, []]);
+    await k.timers.advance(k.sockets.QUARANTINE_MS, () => Promise.resolve());
+    expect([k.net.slotsInUse(), k.sockets.placeholders(), k.net.violations]).toEqual([0, 0, []]);
   });
 
   it('hands a 6 KB request to the driver in writes the C stack can hold, and the server gets every byte', async () => {
@@ -140,5 +146,134 @@ describe('Kaluma socket port on the Pico W driver model', () => {
     for (let i = 0; i < 100; i++) expect(await run(k, get())).toMatchObject({ kind: 'response' });
     expect(k.timers.idsTaken()).toBe(1);
     expect(k.timers.violations).toEqual([]);
+  });
+});
+
+/** A server whose reply is not HTTP (the client fails and closes first) and whose FIN comes `finMs` later; the later connections it never answers. */
+function lateFinPeer(finMs: number): Peer & { conns: PeerConn[]; later: (ms: number, cb: () => void) => void } {
+  const conns: PeerConn[] = [];
+  const peer = {
+    conns,
+    /** The driver model's clock, set once the environment is made. */
+    later: (_ms: number, _cb: () => void): void => undefined,
+    connect: (c: PeerConn) => {
+      conns.push(c);
+      c.accept();
+    },
+    data: (c: PeerConn) => {
+      if (c !== conns[0]) return;
+      c.send('\x00\x01SSH-2.0 nothing like HTTP\r\n\r\n');
+      peer.later(finMs, () => c.fin());
+    },
+  };
+  return peer;
+}
+
+/** Starts an exchange and lets `ms` pass; the result, if it settled. */
+async function start(k: KalumaEnv, req: HttpRequest, ms: number, o: { timeoutMs?: number } = {}): Promise<{ r?: HttpResult }> {
+  const http = createHttpClient({ sockets: k.sockets.kalumaSockets, timers: k.time.kalumaTimers, connectTimeoutMs: 5000, timeoutMs: o.timeoutMs ?? 15000 });
+  const out: { r?: HttpResult } = {};
+  void http.request(req).then((x) => (out.r = x));
+  await k.timers.advance(ms, () => Promise.resolve());
+  return out;
+}
+
+describe('Kaluma socket port: a slot we closed first is held by a placeholder', () => {
+  it('a late FIN after the port closed first closes the placeholder, not the next connection on the same slot', async () => {
+    const peer = lateFinPeer(200);
+    const k = await kalumaEnv({ peer });
+    peer.later = (ms, cb) => k.timers.after(ms, cb);
+    // Not HTTP: the client fails and closes first; the server's FIN is on its way.
+    const first = await start(k, get(), 50);
+    expect(first.r).toMatchObject({ kind: 'failure', failure: 'protocol' });
+    const heldThen = k.sockets.placeholders();
+    // The next request starts at once and waits for its reply while the FIN arrives.
+    const second = await start(k, get(), 400, { timeoutMs: 3000 });
+    expect(k.net.violations).toEqual([]);
+    expect(second.r).toBeUndefined();
+    expect([heldThen, k.net.placeholderFins]).toEqual([1, 1]);
+    // The FIN ended the quarantine: only the second connection holds a slot.
+    expect([k.sockets.placeholders(), k.net.slotsInUse()]).toEqual([0, 1]);
+    await k.timers.advance(3000, () => Promise.resolve());
+    expect(second.r).toMatchObject({ kind: 'failure', failure: 'timeout', reason: 'response' });
+    await k.timers.advance(k.sockets.QUARANTINE_MS, () => Promise.resolve());
+    expect([k.net.violations, k.net.slotsInUse(), k.sockets.placeholders()]).toEqual([[], 0, 0]);
+  });
+
+  it('gives the placeholder up after QUARANTINE_MS when no FIN comes', async () => {
+    const k = await kalumaEnv({ peer: { connect: (c) => c.accept() } });
+    expect(await run(k, get(), { timeoutMs: 1000 })).toMatchObject({ kind: 'failure', failure: 'timeout', reason: 'response' });
+    expect([k.net.slotsInUse(), k.sockets.placeholders()]).toEqual([1, 1]);
+    await k.timers.advance(k.sockets.QUARANTINE_MS - 200, () => Promise.resolve());
+    expect([k.net.slotsInUse(), k.sockets.placeholders()]).toEqual([1, 1]);
+    await k.timers.advance(300, () => Promise.resolve());
+    expect([k.net.slotsInUse(), k.sockets.placeholders(), k.net.violations]).toEqual([0, 0, []]);
+    // The driver stopped waiting too: lwIP's FIN_WAIT_2 timeout is shorter.
+    expect(k.net.pcbsFree()).toBe(5);
+  });
+
+  it('holds at most PLACEHOLDERS slots: a new one gives the oldest up', async () => {
+    const k = await kalumaEnv({ peer: { connect: (c) => c.accept() } });
+    for (let i = 0; i <= k.sockets.PLACEHOLDERS; i++) expect(await run(k, get(), { timeoutMs: 1000 })).toMatchObject({ kind: 'failure', failure: 'timeout' });
+    const netdev = k.net.netdev as unknown as { get(fd: number): unknown };
+    // Slots 0 to 3 were closed first in turn; the placeholder of slot 0, the oldest, is gone.
+    expect(k.sockets.placeholders()).toBe(k.sockets.PLACEHOLDERS);
+    expect([0, 1, 2, 3].map((fd) => netdev.get(fd) !== undefined)).toEqual([false, true, true, true]);
+    expect(k.net.violations).toEqual([]);
+  });
+
+  it('takes no placeholder when socket() throws (Wi-Fi down), and nothing throws', async () => {
+    const k = await kalumaEnv({ peer: { connect: (c) => c.accept() } });
+    const pending = start(k, get(), 500, { timeoutMs: 1000 });
+    await pending;
+    // The link goes before the deadline: the close comes with Wi-Fi down.
+    k.net.link.up = false;
+    await k.timers.advance(1000, () => Promise.resolve());
+    expect((await pending).r).toMatchObject({ kind: 'failure', failure: 'timeout', reason: 'response' });
+    expect([k.net.slotsInUse(), k.sockets.placeholders(), k.net.violations]).toEqual([0, 0, []]);
+  });
+
+  it('gives a placeholder\'s slot to a connection that finds none free', async () => {
+    const k = await kalumaEnv({ peer: { connect: (c) => c.accept() } });
+    // 13 slots taken for good (abandoned connections lwIP dropped stand in for them here).
+    const netdev = k.net.netdev as unknown as { socket(d: string, t: string): number };
+    for (let i = 0; i < 13; i++) netdev.socket('AF_INET', 'STREAM');
+    for (let i = 0; i < 3; i++) expect(await run(k, get(), { timeoutMs: 1000 })).toMatchObject({ kind: 'failure', failure: 'timeout' });
+    expect([k.net.slotsInUse(), k.sockets.placeholders()]).toEqual([16, 3]);
+    const r = await start(k, get(), 100, { timeoutMs: 1000 });
+    expect(r.r).toBeUndefined();
+    expect([k.net.slotsInUse(), k.sockets.placeholders(), k.net.violations]).toEqual([16, 2, []]);
+  });
+
+  it('after a radio reset, closes nothing it no longer holds: the next connection on the same slot is left alone', async () => {
+    let n = 0;
+    let later = (_ms: number, _cb: () => void): void => undefined;
+    // The first request is never answered; the second is, 1.5 s after it came.
+    const peer: Peer = {
+      connect: (c) => c.accept(),
+      data: (c) => {
+        if (n++ === 0) return;
+        later(1500, () => {
+          c.send(OK);
+          c.fin();
+        });
+      },
+    };
+    const k = await kalumaEnv({ peer });
+    later = (ms, cb) => k.timers.after(ms, cb);
+    const first = await start(k, get(), 100, { timeoutMs: 1000 });
+    // The radio is reset under the first connection: the driver drops its slot without a word.
+    k.net.radioReset();
+    // The next request takes slot 0 again and is still waiting when the first one's deadline comes.
+    const second = await start(k, get(), 2000);
+    expect(first.r).toMatchObject({ kind: 'failure', failure: 'timeout', reason: 'response' });
+    expect(second.r).toMatchObject({ kind: 'response', status: 200 });
+    expect(k.net.violations).toEqual([]);
+  });
+
+  it('never requires Kaluma\'s net module (nor events or stream)', async () => {
+    const k = await kalumaEnv({ peer: httpPeer(() => OK) });
+    for (let i = 0; i < 3; i++) expect(await run(k, get())).toMatchObject({ kind: 'response' });
+    expect(k.required).toEqual([]);
   });
 });

@@ -47,19 +47,9 @@ declare const process: {
 // the bundler wraps that in a shim of its own, and under the host's test
 // runner a bare require() is Node's, past the tests' stand-ins.
 //
-// The Wi-Fi port never requires wifi (nor with it events): wifi.ts drives
-// the radio's driver object, global.__ieee80211dev, directly, and declares it
-// itself.
-
-declare module 'net' {
-  export class Socket {
-    connect(o: { host: string; port: number }, onConnect: () => void): Socket;
-    on(ev: 'data', cb: (d: Uint8Array | string) => void): Socket;
-    on(ev: 'close' | 'error' | 'end', cb: () => void): Socket;
-    write(d: Uint8Array | string): boolean;
-    destroy(): void;
-  }
-}
+// The ports never require net or wifi (nor with them events and stream):
+// sockets.ts and wifi.ts drive the radio's driver objects, global.__netdev
+// and global.__ieee80211dev, directly, and declare them themselves.
 
 declare module 'fs' {
   interface Stat {

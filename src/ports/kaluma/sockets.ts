@@ -1,43 +1,61 @@
-import type * as Net from 'net';
-import type { Socket as KSocket } from 'net';
 import type { Socket, SocketFactory, TimerId } from '../ports';
 import { kalumaTimers } from './time';
 
-// Kaluma's sockets, with the Pico W driver's defects absorbed here
-// (../shared/kaluma-repros, rows 2, 3, 8):
+// TCP straight on the Pico W's driver object (global.__netdev, made by
+// module_pico_cyw43.c), not through Kaluma's net module: net with events and
+// stream keeps about 7.5 KB of heap once required, and makes every connection
+// a stream.Duplex. Nothing here is made before the first connect.
+//
+// The driver's defects are absorbed here (../shared/kaluma-repros, rows 2, 3, 8):
 // - lwIP frees a connection it drops by itself (refused, reset) and the
 //   driver is never told: no event, and closing it later frees the PCB a
 //   second time, which ends in an lwIP panic. Before every close and before
 //   every new connection (the only times lwIP could hand the PCB out again)
 //   each open connection is probed with a zero-length write, which fails on
 //   a freed PCB; a dropped one is abandoned, never closed, and counted.
-// - the driver never unhooks a closed socket, so a FIN that comes after we
-//   closed closes whichever socket got the slot next, and if that one is
-//   inside connect()'s DNS wait a PCB is lost for good. So the server closes
-//   first (release() waits for its FIN), and a host name is resolved once and
-//   then connected to by address.
+// - the driver never unhooks a closed socket: lwIP's callbacks read the fd
+//   from the slot itself, so a FIN that comes after we closed first closes
+//   whichever socket holds that slot next (the lowest free one is handed out
+//   again at once), and if that one is inside connect()'s DNS wait a PCB is
+//   lost for good. So the server closes first where it can (release() waits
+//   for its FIN), a host name is resolved once and then connected to by
+//   address, and whenever we do close first the slot is taken back at once
+//   by a placeholder socket that is never connected (see quarantine()).
 // - socket.write() pieces written in one loop turn reach the driver as one
-//   write copied whole onto the C stack (dropped above 11,680 B), and each
-//   write takes a Kaluma timer id. Writes go to the driver directly, cut into
-//   pieces of at most PIECE bytes of the driver's copy.
+//   write copied whole onto the C stack (dropped above 11,680 B). Writes go to
+//   the driver directly, cut into pieces of at most PIECE bytes of its copy.
+// - a radio reset drops every slot without a word: before the port touches a
+//   slot it checks that the slot still holds the object it was given.
 
+/** What get(fd) returns: the driver's record of a slot, whose hooks it calls (with no `this`). */
+interface Slot {
+  /** 0 until connect() started a connection on it. */
+  state?: number;
+  /** The address connect() resolved and connected to. */
+  raddr?: string;
+  connect_cb?: (() => void) | undefined;
+  read_cb?: ((d: Uint8Array) => void) | undefined;
+  /** Runs when the slot is closed, by the peer's FIN or by close(). */
+  close_cb?: (() => void) | undefined;
+}
 // Declared here rather than in kaluma.d.ts so that host-side tests can
-// type-check this file too (Node's own 'net' types know nothing of these).
-/** The Pico W's TCP driver object behind Kaluma's net module (module_pico_cyw43.c). */
+// type-check this file too.
+/** The Pico W's TCP driver object (module_pico_cyw43.c). Every callback argument is optional. */
 declare const __netdev: {
   /** Set by every call: 0 or -1 (lwIP's error is not passed on). */
   errno: number;
+  /**
+   * Takes the lowest free of 16 slots. Throws 'WiFi is not connected.' while
+   * the link is down, a SystemError when no slot is free.
+   */
+  socket(domain: 'AF_INET', type: 'STREAM'): number;
+  /** The slot's object (the same one each time), undefined once the slot is closed. */
+  get(fd: number): Slot | undefined;
+  /** Resolves the host (a blocking DNS wait, may throw), then starts the handshake. */
+  connect(fd: number, host: string, port: number): void;
   write(fd: number, data: string): void;
-  /** The driver's record of a slot (undefined once the driver closed it). */
-  get(fd: number): { state?: number; read_cb?: unknown; close_cb?: unknown; connect_cb?: unknown; shutdown_cb?: unknown } | undefined;
+  close(fd: number): void;
 };
-/** What the port reads of Kaluma's net.Socket beyond its documented surface. */
-interface Inside {
-  /** The driver's slot (-1 before one was taken). */
-  _fd: number;
-  remoteAddress: string | null;
-}
-const fdOf = (s: KSocket): number => (s as unknown as Inside)._fd;
 
 /** Largest driver write, counted as the driver copies it (a byte >= 0x80 takes two). */
 export const PIECE = 1024;
@@ -45,24 +63,50 @@ export const PIECE = 1024;
 const SPAN = 128;
 /** How long a finished exchange waits for the server's FIN before closing itself. */
 export const LINGER_MS = 3000;
+/**
+ * How long a placeholder holds a slot we closed first. lwIP ends a
+ * connection in FIN_WAIT_2 whose peer sent nothing for 20 s
+ * (TCP_FIN_WAIT_TIMEOUT, checked every 500 ms): after that no FIN of it can
+ * come. The count starts at the last segment from the peer, normally the ACK
+ * of our FIN a round trip after the close; 25 s leaves room for that FIN to
+ * be sent a second time (lwIP's first retransmission comes after 3 s).
+ */
+export const QUARANTINE_MS = 25000;
+/**
+ * Placeholders held at most; a new one evicts the oldest. The driver has 16
+ * slots and the runtime restarts at 12 abandoned connections, so 5 can be
+ * left: 3 placeholders still leave one for the next connection and one for a
+ * finished exchange waiting for its FIN. A connect that finds no free slot
+ * takes one back from the placeholders anyway.
+ */
+export const PLACEHOLDERS = 3;
 const CLOSED = 0;
 const DOTTED = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
-// Kaluma's net module, required at the first connect (see kaluma.d.ts): with
-// events and stream it keeps about 8.4 KB of heap from then on, which a
-// board that never goes online does not pay.
-let net: typeof Net | undefined;
-
-interface Conn {
-  s: KSocket;
+interface Conn extends Socket {
+  fd: number;
+  obj: Slot;
   /** Closed by the driver or by us, or abandoned: nothing more to do. */
   done: boolean;
+  /** The handshake completed: lwIP holds the connection until a FIN or a close. */
+  up: boolean;
   linger: TimerId | undefined;
 }
 
+/** A slot taken back after we closed first, and the timer that gives it up. */
+interface Held {
+  fd: number;
+  obj: Slot;
+  t: TimerId;
+}
+
 const open: Conn[] = [];
+const held: Held[] = [];
 const resolved: Record<string, string> = {};
 let abandoned = 0;
+
+/** The slot still holds what the driver gave us (a radio reset drops every slot silently). */
+const ours = (fd: number, obj: Slot): boolean => __netdev.get(fd) === obj;
 
 function forget(c: Conn): void {
   c.done = true;
@@ -74,29 +118,99 @@ function forget(c: Conn): void {
 
 /** True when lwIP dropped the connection on its own (its PCB is freed). */
 function dropped(c: Conn): boolean {
-  const d = __netdev.get(fdOf(c.s));
   // A slot the driver never connected has no PCB of lwIP's to free twice.
-  if (!d || d.state === CLOSED) return false;
-  __netdev.write(fdOf(c.s), '');
+  if (c.obj.state === CLOSED) return false;
+  __netdev.write(c.fd, '');
   return __netdev.errno === -1;
 }
 
+function unhook(o: Slot): void {
+  o.read_cb = o.close_cb = o.connect_cb = undefined;
+}
+
 function abandon(c: Conn): void {
-  const d = __netdev.get(fdOf(c.s));
-  // The slot stays taken; unhooked, at least the socket's objects can go.
-  if (d) d.read_cb = d.close_cb = d.connect_cb = d.shutdown_cb = undefined;
+  // The slot stays taken; unhooked, at least the connection's objects can go.
+  unhook(c.obj);
   abandoned++;
   forget(c);
 }
 
 function close(c: Conn): void {
   if (c.done) return;
+  // Dropped by a radio reset: the slot may be another socket's by now.
+  if (!ours(c.fd, c.obj)) return forget(c);
   if (dropped(c)) return abandon(c);
   forget(c);
-  try {
-    c.s.destroy();
-  } catch {
-    /* the driver may refuse; the slot is gone either way */
+  unhook(c.obj);
+  __netdev.close(c.fd);
+  // A connection that never completed its handshake is freed by lwIP at
+  // once (SYN_SENT); one that did waits in FIN_WAIT for the peer's FIN.
+  if (c.up) quarantine(c.fd);
+}
+
+/**
+ * Takes `fd`, just closed first by us, back at once with a socket that is
+ * never connected, so that the peer's late FIN closes that placeholder
+ * (the driver finds no PCB on it: harmless) and not the next connection.
+ * socket() hands out the lowest free slot: slots taken before fd's turn
+ * are closed again at once. With Wi-Fi down socket() throws: no
+ * placeholder (nothing arrives while the link is down; a FIN sent again
+ * after it comes back within lwIP's 20 s is left to chance).
+ */
+function quarantine(fd: number): void {
+  let extra: number[] | undefined;
+  let obj: Slot | undefined;
+  for (let i = 0; i <= fd; i++) {
+    let got: number;
+    try {
+      got = __netdev.socket('AF_INET', 'STREAM');
+    } catch {
+      break;
+    }
+    if (got === fd) {
+      obj = __netdev.get(fd);
+      break;
+    }
+    (extra || (extra = [])).push(got);
+  }
+  if (extra) for (let i = 0; i < extra.length; i++) __netdev.close(extra[i] as number);
+  if (!obj) return;
+  obj.close_cb = finned;
+  // Every placeholder waits as long, and one that ends early takes its timer
+  // with it: the timer that fires is always the oldest placeholder's.
+  held.push({ fd, obj, t: kalumaTimers.setTimeout(expire, QUARANTINE_MS) });
+  if (held.length > PLACEHOLDERS) unhold(0);
+}
+
+const expire = (): void => unhold(0);
+
+/** A placeholder's close_cb, one for all: a placeholder whose slot was closed under it (by a FIN) is done. */
+function finned(): void {
+  for (let i = held.length - 1; i >= 0; i--) if (!ours((held[i] as Held).fd, (held[i] as Held).obj)) unhold(i);
+}
+
+/** Ends placeholder i: its slot is closed, unless a FIN or a radio reset closed it already. */
+function unhold(i: number): void {
+  const q = held[i];
+  if (!q) return;
+  held.splice(i, 1);
+  kalumaTimers.clearTimeout(q.t);
+  if (ours(q.fd, q.obj)) {
+    q.obj.close_cb = undefined;
+    __netdev.close(q.fd);
+  }
+}
+
+/** A free slot; when none is left, placeholders give theirs up, oldest first. */
+function slot(): number {
+  for (;;) {
+    try {
+      return __netdev.socket('AF_INET', 'STREAM');
+    } catch (e) {
+      // 'WiFi is not connected.' (or not initialised) is not for want of a slot.
+      if (!held.length || String(e).indexOf('WiFi') >= 0) throw e;
+      unhold(0);
+    }
   }
 }
 
@@ -104,18 +218,21 @@ export const kalumaSockets: SocketFactory = {
   connect(host, port, h) {
     for (let i = open.length - 1; i >= 0; i--) {
       const o = open[i] as Conn;
-      if (dropped(o)) abandon(o);
+      if (!ours(o.fd, o.obj)) forget(o);
+      else if (dropped(o)) abandon(o);
     }
-    const s = new (net || (net = (globalThis as unknown as { require(id: 'net'): typeof Net }).require('net'))).Socket();
-    let told = false;
-    let connected = false;
+    const target = resolved[host] || host;
+    const fd = slot();
+    const obj = __netdev.get(fd) as Slot;
     // The connection's record is the Socket the caller holds, too.
-    const c: Conn & Socket = {
-      s,
+    const c: Conn = {
+      fd,
+      obj,
       done: false,
+      up: false,
       linger: undefined,
       write(bytes) {
-        if (c.done) throw new Error('socket closed');
+        if (c.done || !ours(fd, obj)) throw new Error('socket closed');
         for (let i = 0; i < bytes.length; ) {
           let end = i;
           for (let cost = 0; end < bytes.length && cost < PIECE; end++) cost += (bytes[end] as number) < 128 ? 1 : 2;
@@ -128,7 +245,7 @@ export const kalumaSockets: SocketFactory = {
             // A small request goes as it is, without a view of it.
             piece += String.fromCharCode.apply(null, (k || z < bytes.length ? bytes.subarray(k, z) : bytes) as unknown as number[]);
           }
-          __netdev.write(fdOf(s), piece);
+          __netdev.write(fd, piece);
           if (__netdev.errno === -1) throw new Error('the driver refused the write');
           i = end;
         }
@@ -142,48 +259,38 @@ export const kalumaSockets: SocketFactory = {
       },
       destroy() {
         // An address that never answered may be stale: resolve again next time.
-        if (!connected) delete resolved[host];
+        if (!c.up) delete resolved[host];
         close(c);
       },
     };
-    const tell = (): void => {
-      if (told) return;
-      told = true;
-      h.onClose();
+    obj.connect_cb = () => {
+      if (c.done) return;
+      c.up = true;
+      const a = obj.raddr;
+      if (target === host && !DOTTED.test(host) && a && DOTTED.test(a) && a !== '0.0.0.0') resolved[host] = a;
+      h.onConnect();
     };
-    const target = resolved[host] || host;
-    s.on('data', (d: Uint8Array | string) => {
-      if (typeof d !== 'string') return h.onData(d);
-      const b = new Uint8Array(d.length);
-      for (let i = 0; i < d.length; i++) b[i] = d.charCodeAt(i) & 255;
-      h.onData(b);
-    });
-    // 'close' comes when the driver closed the slot (the peer's FIN).
-    s.on('close', () => {
+    obj.read_cb = (d) => {
+      if (!c.done) h.onData(d);
+    };
+    // The driver closed the slot: the peer's FIN.
+    obj.close_cb = () => {
       if (c.done) return;
       forget(c);
-      tell();
-    });
-    // 'error' is a connect the driver refused at once; the slot stays ours to close.
-    s.on('error', tell);
+      h.onClose();
+    };
     try {
-      s.connect({ host: target, port }, () => {
-        connected = true;
-        const a = (s as unknown as Inside).remoteAddress;
-        if (target === host && !DOTTED.test(host) && a && DOTTED.test(a) && a !== '0.0.0.0') resolved[host] = a;
-        h.onConnect();
-      });
+      // Blocks in DNS for a host name (at most ~3 s); throws when it fails.
+      __netdev.connect(fd, target, port);
+      // No PCB to be had, or lwIP refused to start: the slot never connected.
+      if (__netdev.errno === -1) throw new Error('the driver could not connect');
     } catch (e) {
-      // Wi-Fi down, DNS failure or no free slot: nothing reached lwIP. The
+      // Wi-Fi down, DNS failure or no PCB: nothing reached the peer. The
       // caller gets the throw (the better reason), not an onClose as well.
       delete resolved[host];
       c.done = true;
-      told = true;
-      try {
-        s.destroy();
-      } catch {
-        /* no slot was taken */
-      }
+      unhook(obj);
+      if (ours(fd, obj)) __netdev.close(fd);
       throw e;
     }
     open.push(c);
@@ -191,3 +298,6 @@ export const kalumaSockets: SocketFactory = {
   },
   abandoned: () => abandoned,
 };
+
+/** Placeholders held now (for the tests and the bench). */
+export const placeholders = (): number => held.length;
