@@ -1,7 +1,8 @@
 // A stand-in for the Pico W's radio driver, run on the device's engine BEFORE
-// the unmodified device bundle (the two are concatenated): __ieee80211dev for
-// Kaluma's wifi module, __netdev (test/fakes/kaluma/net.ts, which records
-// what would hurt the board) for its net module, a service that answers every
+// the unmodified device bundle (the two are concatenated): __ieee80211dev and
+// __netdev (test/fakes/kaluma/net.ts, which records what would hurt the
+// board), the driver objects the agent's ports drive directly (Kaluma's wifi
+// and net modules would drive the same ones), a service that answers every
 // operation the agent uses (writes, reads, API key, device creation), and
 // /config.json from __BENCH (set by the runner in a line before this one).
 // Prints heap figures every periodMs of real time, so that everything here
@@ -103,16 +104,32 @@ const linkUp = (): boolean => {
   return up;
 };
 const AP = { ssid: B.ssid, bssid: '00:11:22:33:44:55', security: 'WPA2_PSK', rssi: -52, channel: 6 };
+/** The driver calls the hooks a program set on it (Kaluma's wifi module sets all three). */
+const hook = (name: string): void => {
+  const f = wifiDev[name];
+  if (typeof f === 'function') (f as () => void)();
+};
+// As the driver: every callback gets 0 (its conversion loses -1), errno is right.
 const wifiDev: Record<string, unknown> = {
   errno: 0,
-  reset: (cb: (e: number) => void) => ((up = false), cb(0)),
-  scan: (cb: (e: number, l: unknown[]) => void) => cb(0, apVisible() ? [AP] : []),
+  // A radio reset drops every socket slot without a word, as km_cyw43_deinit does.
+  reset: (cb: (e: number) => void) => ((up = false), net.radioReset(), (wifiDev['errno'] = 0), cb(0)),
+  scan: (cb: (e: number, l: unknown[]) => void) => ((wifiDev['errno'] = 0), cb(0, apVisible() ? [AP] : [])),
   connect(info: { ssid?: string }, cb: (e: number) => void) {
     up = apVisible() && info.ssid === B.ssid;
+    wifiDev['errno'] = up ? 0 : -1;
+    if (up) {
+      hook('assoc_cb');
+      hook('connect_cb');
+    }
     cb(0);
   },
-  disconnect: (cb: (e: number) => void) => ((up = false), cb(0)),
-  get_connection: (cb: (e: number, i: unknown) => void) => cb(0, linkUp() ? AP : null),
+  disconnect: (cb: (e: number) => void) => ((up = false), (wifiDev['errno'] = 0), hook('disconnect_cb'), cb(0)),
+  get_connection: (cb: (e: number, i?: unknown) => void) => {
+    wifiDev['errno'] = linkUp() ? 0 : -1;
+    if (up) cb(0, AP);
+    else cb(0);
+  },
 };
 
 // The service. Counts, keeps nothing but the last value written (for test()'s read back).

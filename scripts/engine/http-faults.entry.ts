@@ -3,10 +3,12 @@
 // in test/fakes/kaluma/net.ts, which records what would hurt the board),
 // through EXCHANGES exchanges against a server that answers, never answers,
 // resets mid-reply, stalls, answers in bytes that are not UTF-8, refuses the
-// connection and sends its FIN late. Prints heap figures per window of 100.
+// connection and sends its FIN late, or after a reply the client refuses and
+// closes first on (a late FIN the port's placeholders must take). Prints heap
+// figures per window of 100.
 import { createHttpClient } from '../../src/net/http';
 import type { HttpResult } from '../../src/net/types';
-import { kalumaSockets } from '../../src/ports/kaluma/sockets';
+import { kalumaSockets, placeholders } from '../../src/ports/kaluma/sockets';
 import { kalumaTimers } from '../../src/ports/kaluma/time';
 import { createKalumaNet, SLOTS } from '../../test/fakes/kaluma/net';
 import type { PeerConn } from '../../test/fakes/kaluma/net';
@@ -120,7 +122,8 @@ function finish(): void {
       exchanges: done, outcomes, floors, heapTotal: m.heapTotal, heapPeak: m.heapPeak,
       startUsed: atStart.heapUsed, standInObjects: afterStandIn.heapUsed - atStart.heapUsed,
       abandoned: kalumaSockets.abandoned(), slotsReleasedByStandIn: freed, slotsInUse: net.slotsInUse(), slots: SLOTS,
-      pcbsFree: net.pcbsFree(), violations: net.violations, dnsLookups: net.dnsLookups, driverWrites: writes, largestDriverWrite: largestWrite,
+      pcbsFree: net.pcbsFree(), violations: net.violations, placeholderFins: net.placeholderFins, placeholdersHeld: placeholders(),
+      dnsLookups: net.dnsLookups, driverWrites: writes, largestDriverWrite: largestWrite,
     }) + '\n');
   }, 4000);
 }

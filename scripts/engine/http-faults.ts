@@ -14,6 +14,9 @@ export interface HttpFaultsResult {
   floors: number[];
   heapPeak: number;
   violations: string[];
+  /** Late FINs that closed a placeholder of the socket port (harmless), and placeholders held at the end. */
+  placeholderFins?: number;
+  placeholdersHeld?: number;
   driverWrites: number;
   largestDriverWrite: number;
 }

@@ -18,7 +18,10 @@ class PicoCYW43 {
 }
 const cyw43 = { PicoCYW43 };
 global['require'] = (id: string): unknown => (id === 'pico_cyw43' ? cyw43 : kalumaRequire(id));
-global['__ieee80211dev'] = { errno: 0, get_connection: (cb: (e: number, i: unknown) => void) => cb(0, null) };
+// The radio's driver objects, which the ports drive directly: no link (a
+// board that never joined), every call answered at once as the driver does.
+const done = (cb: (e: number) => void): void => cb(0);
+global['__ieee80211dev'] = { errno: 0, get_connection: done, connect: (_i: unknown, cb: (e: number) => void) => cb(0), scan: (cb: (e: number, l: unknown[]) => void) => cb(0, []), disconnect: done, reset: done };
 const net = createKalumaNet({
   timers: { after: (ms: number, cb: () => void) => void setTimeout(cb, ms) } as unknown as KalumaTimers,
   peer: { connect: (c) => c.refuse() },

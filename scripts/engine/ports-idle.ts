@@ -40,8 +40,8 @@ const steps: [string, () => unknown][] = [
   ['kv.get (storage)', () => p.kv.get('k')],
   ['files.size (fs)', () => p.files.size('x')],
   ['pins.led (pico_cyw43)', () => p.pins.led().write(true)],
-  ['wifi.isUp (wifi)', () => p.wifi.isUp()],
-  ['sockets.connect (net)', () => p.sockets.connect('10.0.0.5', 80, h).destroy()],
+  ['wifi.isUp', () => p.wifi.isUp()],
+  ['sockets.connect', () => p.sockets.connect('10.0.0.5', 80, h).destroy()],
 ];
 const after: Record<string, number> = {};
 let last = idle;
