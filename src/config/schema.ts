@@ -127,9 +127,9 @@ export const fieldName = (f: Field): string => f.key.slice(f.key.lastIndexOf('.'
 /** The property in saved JSON and in the validated config. */
 export const propOf = (f: Field): string => f.prop || fieldName(f);
 
-export const SCALAR_FIELDS = SCHEMA.filter((f) => f.key.indexOf('*') < 0);
-export const SENSOR_FIELDS = SCHEMA.filter((f) => f.key.indexOf('sensor.*.') === 0);
-export const DEVICE_FIELDS = SCHEMA.filter((f) => f.key.indexOf('device.*.') === 0);
+export const SCALAR_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.key.indexOf('*') < 0);
+export const SENSOR_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.key.indexOf('sensor.*.') === 0);
+export const DEVICE_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.key.indexOf('device.*.') === 0);
 
 export function findField(list: readonly Field[], name: string): Field | undefined {
   for (const f of list) if (fieldName(f) === name) return f;
