@@ -1,5 +1,6 @@
-// Cold module 'help': help() and help('keys').
-import { helpCommands } from '../console/cmd-help';
+// Cold module 'help': help(), the command list. help('keys') is module
+// 'keys' (src/console/stubs.ts routes it), which carries the schema.
+import { overviewCommands } from '../console/cmd-help';
 import { run } from '../console/run';
 
-export default run(helpCommands);
+export default run(overviewCommands);

@@ -20,6 +20,25 @@ const HELP = [
   'reboot()               restart the board',
 ];
 
+/** help() alone: the command list (cold module 'help', small enough to load on a busy board). */
+export function overviewCommands(c: Ctx): Commands {
+  return {
+    help() {
+      for (const l of HELP) c.out(l);
+    },
+  };
+}
+
+/** help('keys'): every setting with its rule (cold module 'keys': the schema and its help texts). */
+export function keysCommands(c: Ctx): Commands {
+  return {
+    help() {
+      for (const l of helpLines()) c.out(l);
+    },
+  };
+}
+
+/** Both, as one command (the host's console, which loads no cold code). */
 export function helpCommands(c: Ctx): Commands {
   return {
     help(topic?: unknown) {

@@ -24,9 +24,12 @@ export const COMMAND_MODULES: Record<string, string> = {
   provision: 'provision',
 };
 
+/** The module of a command with these arguments: help('keys') has one of its own. */
+export const moduleFor = (name: string, args: unknown[]): string => (name === 'help' && args[0] === 'keys' ? 'keys' : (COMMAND_MODULES[name] as string));
+
 export function exposeCommands(rt: Runtime, cold: ColdLoader): void {
   const call = (name: string, args: unknown[]): void => {
-    const m = cold.load<ColdCommands>(COMMAND_MODULES[name] as string);
+    const m = cold.load<ColdCommands>(moduleFor(name, args));
     if (!m.ok) {
       rt.consoleError = name + '(): ' + m.error;
       rt.p.log.error(rt.consoleError);

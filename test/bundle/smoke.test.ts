@@ -242,6 +242,21 @@ describe('the device bundle with its cold code missing, corrupt or from another 
     expect(k.errors).toEqual([expect.stringMatching(/^set\(\): cold code config: corrupt on flash/)]);
   });
 
+  it("help() and help('keys') come from two modules: the small command list does not carry the schema", () => {
+    const k = createKalumaSim({ program: corrupt('keys') });
+    k.run(bundle);
+    k.run('help()');
+    expect(k.out.some((l) => l.startsWith('status()'))).toBe(true);
+    expect(k.errors).toEqual([]);
+    k.run("help('keys')");
+    expect(k.errors).toEqual([expect.stringMatching(/^help\(\): cold code keys: corrupt on flash/)]);
+    const ok = createKalumaSim({ program: stored() });
+    ok.run(bundle);
+    ok.run("help('keys')");
+    expect(ok.out.some((l) => l.startsWith('wifi.ssid'))).toBe(true);
+    expect(ok.errors).toEqual([]);
+  });
+
   it('a config nobody has checked waits for the checker: console only, and one line says why', async () => {
     const k = createKalumaSim({ files: configured() });
     k.run(bundle);
