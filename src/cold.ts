@@ -55,6 +55,30 @@ const REFLASH = '; flash the board again with ./flash.sh';
  */
 export const COLD_HEAP_PER_BYTE = 3.5;
 
+/** Reads of heapUsed while waiting for a collection; each makes a small object, the garbage that brings it on. */
+const COLLECT_READS = 400;
+
+/**
+ * Free heap right after a collection, from `read` (process.memoryUsage on
+ * the board). heapUsed counts garbage not collected yet, up to about 1/32 of
+ * the heap (5.7 KB on the Pico W), so a figure read at any moment makes a
+ * command that would fit look too big. The engine collects once that much
+ * has been allocated since the last collection: reading the figure again and
+ * again makes the garbage, and the first drop is the live set.
+ */
+export function freeAfterCollection(read: () => { heapTotal: number; heapUsed: number } | undefined): number | undefined {
+  const m = read();
+  if (!m) return undefined;
+  let last = m.heapUsed;
+  for (let i = 0; i < COLLECT_READS; i++) {
+    const n = read();
+    if (!n) break;
+    if (n.heapUsed < last) return m.heapTotal - n.heapUsed;
+    last = n.heapUsed;
+  }
+  return m.heapTotal - last;
+}
+
 /** How far into the program area the section is looked for: text put before the program (a test harness's own code) may push it. */
 const SEARCH_MAX = 65536;
 const WINDOW = 512;

@@ -2,7 +2,7 @@
 // (cold code, loaded from the program area when typed). Exports nothing (the
 // bundle is a script, not a module) and never throws at top level: a
 // top-level exception unloads the whole program.
-import { createColdLoader } from './cold';
+import { createColdLoader, freeAfterCollection } from './cold';
 import type { ConfigCodec } from './config/store';
 import { exposeCommands } from './console/stubs';
 import { createKalumaPlatform } from './ports/kaluma/index';
@@ -23,10 +23,10 @@ try {
   // keeps for its own requests (agent.heapFloorBytes), which may be under
   // way while a command loads.
   const room = (): number | undefined => {
-    const m = p.system.memory();
+    const free = freeAfterCollection(() => p.system.memory());
     const rt = held.rt;
     const a = rt && rt.agent() ? rt.config().agent.heapFloorBytes : 0;
-    return m && m.heapTotal - m.heapUsed - a;
+    return free === undefined ? undefined : free - a;
   };
   const cold = createColdLoader({ program: p.program, build: __BUILD__, shared: SHARED, room });
   // The program's messages are on flash too (scripts/messages.ts): the
