@@ -224,18 +224,21 @@ export async function engineHeap(): Promise<Row[]> {
     name: 'board-console',
     config: ref,
     periodMs: 1000,
+    // A session on any boot but the first after flash.sh --config (row 3).
+    cutFirstBoot: (ms) => ms[ms.length - 1]!.writes >= FIRST_BOOT_WRITES,
     seconds: endMs / 1000 + 40,
     typed: [{ atMs: startMs - 2000, line: '.gc' }, { atMs: startMs - 2000, line: '.mem' }, ...session.map((line, i) => ({ atMs: startMs + i * gapMs, line }))],
-    until: (ms) => ms.length >= endMs / 1000 + 1,
+    until: (ms) => ms.filter((m) => m.boot === 1).length >= endMs / 1000 + 1,
   });
   {
     const r = cons.r;
     const out = r.run.stdout;
-    const first = r.marks[0]?.realMs ?? 0;
-    const pre = r.marks.filter((m) => m.realMs - first < startMs - 100 && m.realMs - first > 3000);
-    const post = r.marks.filter((m) => m.realMs - first > startMs + session.length * gapMs + 3000);
+    const marks = r.marks.filter((m) => m.boot === 1);
+    const first = marks[0]?.realMs ?? 0;
+    const pre = marks.filter((m) => m.realMs - first < startMs - 100 && m.realMs - first > 3000);
+    const post = marks.filter((m) => m.realMs - first > startMs + session.length * gapMs + 3000);
     const peakBefore = pre.length ? pre[pre.length - 1]!.peak : NaN;
-    const end = r.marks[r.marks.length - 1];
+    const end = marks[marks.length - 1];
     const mBefore = r.mems[0];
     const mAfter = r.mems.length > 1 ? r.mems[r.mems.length - 1] : undefined;
     const said = (cmd: string): string[] => (out.match(new RegExp(cmd + ': [^\\r\\n]*', 'g')) ?? []).map((l) => l.trim());

@@ -64,7 +64,7 @@ export interface BoardOptions {
   bundle?: string;
   /** No stand-in either: only a timer that keeps the engine up (Kaluma's own start-up); its marks carry no figures, the REPL's .mem does. */
   bare?: boolean;
-  /** Lines typed at the REPL, at real ms after the first heap mark. */
+  /** Lines typed at the REPL, at real ms after the first heap mark (of the boot after the cut, with cutFirstBoot). */
   typed?: { atMs: number; line: string }[];
   /** Stop (after `.gc` + `.mem`) once this holds. */
   until?: (marks: Mark[], stdout: string) => boolean;
@@ -147,7 +147,7 @@ export async function runBoard(engine: string, o: BoardOptions): Promise<BoardRu
     writeFileSync(file, program);
     storeProgram(flash, program);
     const left = o.seconds * 1000 - (Date.now() - t0);
-    const run = await drive(engine, flash, { ...o, seconds: left / 1000, typed: boots === 1 ? o.typed : undefined, cutFirstBoot: boots === 1 ? o.cutFirstBoot : undefined }, marks);
+    const run = await drive(engine, flash, { ...o, seconds: left / 1000, typed: boots === (o.cutFirstBoot ? 2 : 1) ? o.typed : undefined, cutFirstBoot: boots === 1 ? o.cutFirstBoot : undefined }, marks, boots - 1);
     runs.push(run);
     const got = parseMarks(run.stdout, boots - 1);
     got.forEach((m, i) => (m.realMs = run.startMs - t0 + (run.markTimes[i] ?? 0)));
@@ -198,7 +198,7 @@ export function storeProgram(flash: string, program: string): void {
 }
 
 /** One boot from the stored program (the REPL's `.load`, as a board after power-up), with the REPL on stdin: typed lines, the stop rule, `.gc` + `.mem` at the end. */
-function drive(engine: string, flash: string, o: BoardOptions, before: Mark[]): Promise<Driven> {
+function drive(engine: string, flash: string, o: BoardOptions, before: Mark[], boot: number): Promise<Driven> {
   return new Promise((resolve) => {
     const t0 = Date.now();
     const env: Record<string, string | undefined> = { ...process.env, KALUMA_FLASH_FILE: flash };
@@ -243,7 +243,7 @@ function drive(engine: string, flash: string, o: BoardOptions, before: Mark[]): 
       if (end <= scanned) return;
       const fresh = stdout.slice(scanned, end);
       scanned = end;
-      const marks = parseMarks(fresh, 0);
+      const marks = parseMarks(fresh, boot);
       if (marks.length && !got.length) for (const l of o.typed ?? []) timers.push(setTimeout(() => type(l.line), l.atMs));
       for (const m of marks) {
         got.push(m);
