@@ -9,7 +9,8 @@
 // Only prose is taken: a string of MIN_LENGTH characters or more holding a
 // space, used inside a function (module-level code may run before the reader
 // is installed) and only as a value (concatenated, passed, returned, thrown):
-// never a property key or name (o['a b']), a directive, an operand of a comparison, or the
+// never a property key or name (o['a b']), text of the wire or of a payload
+// (see KEEP and DATA), a directive, an operand of a comparison, or the
 // argument of a search (indexOf, includes, ...), where the text itself
 // decides what the program does. Modules that speak when the messages
 // cannot be read (no program on flash, another build there: the boot path
@@ -24,8 +25,15 @@ import { relative, sep } from 'node:path';
 /** The global a taken message is read through. */
 export const READER = '__m';
 export const MIN_LENGTH = 12;
-/** Modules under src/ whose messages stay in the code: what the board says when it cannot read the rest. */
-export const KEEP = ['main.ts', 'cold.ts', 'runtime.ts', 'config/store.ts', 'agent/bootstate.ts'];
+/**
+ * Modules under src/ whose strings all stay in the code: what the board says
+ * when it cannot read the rest (the boot path and the loader), and the
+ * modules that write the wire and the payloads, whose text is data, not a
+ * message (an HTTP head, an XML reading), and is used on every request.
+ */
+export const KEEP = ['main.ts', 'cold.ts', 'runtime.ts', 'config/store.ts', 'agent/bootstate.ts', 'net/http.ts', 'service/encode.ts', 'agent/stamp.ts'];
+/** Characters of protocol and markup: a string holding one is data wherever it is (belt and braces with KEEP). */
+const DATA = /[\r\n<>"=]/;
 /** Methods whose string argument decides what the program does, not what it says. */
 const SEARCHES = new Set(['indexOf', 'lastIndexOf', 'includes', 'startsWith', 'endsWith', 'split', 'replace', 'replaceAll', 'match', 'matchAll', 'search', 'test', 'exec']);
 const COMPARISONS = new Set(['==', '===', '!=', '!==', '<', '>', '<=', '>=', 'in', 'instanceof']);
@@ -76,7 +84,7 @@ export class MessageTable {
 /** True when the literal is prose used as a value, which the reader may stand in for. */
 function isMessage(node: AnyNode, ancestors: AnyNode[]): boolean {
   const v = node['value'];
-  if (typeof v !== 'string' || v.length < MIN_LENGTH || !v.includes(' ')) return false;
+  if (typeof v !== 'string' || v.length < MIN_LENGTH || !v.includes(' ') || DATA.test(v)) return false;
   const parent = ancestors[ancestors.length - 2];
   if (!parent) return false;
   if ((parent.type === 'Property' || parent.type === 'MethodDefinition' || parent.type === 'PropertyDefinition') && parent['key'] === node) return false;

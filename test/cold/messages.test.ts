@@ -62,6 +62,17 @@ describe('messages taken out of a module', () => {
     expect(r.out).toBe(code);
   });
 
+  it('leaves text of the wire and of payloads: line breaks, markup, quotes, assignments', () => {
+    const code = [
+      `export function head(m, p, h, n) { return m + ' ' + p + ' HTTP/1.0\\r\\nHost: ' + h + '\\r\\nContent-Length: ' + n; }`,
+      `export function xml(s) { return '<reading seq="' + s + '" uptime_ms="'; }`,
+      `export function ct() { return 'text/plain; charset=utf-8'; }`,
+    ].join('\n');
+    const r = take(code);
+    expect(r.list).toEqual([]);
+    expect(r.out).toBe(code);
+  });
+
   it('writes a section of printable ASCII that cannot end the comment it sits in', () => {
     const t = new MessageTable();
     t.id('over */ there');
@@ -78,6 +89,10 @@ describe('the resident program\'s messages in a build', () => {
     const resident = new TextDecoder().decode(bytes.subarray(built.coldBytes));
     expect(resident.startsWith(`function ${READER}(`)).toBe(true);
     for (const m of list) expect(resident).not.toContain(JSON.stringify(m).slice(1, -1));
+    // What goes on the wire stays in the code (scripts/messages.ts, KEEP):
+    // the board sends it on every request, and it must not depend on flash.
+    expect(list.filter((m) => /[\r\n<>"=]|HTTP\/|Content-|charset/.test(m))).toEqual([]);
+    expect(resident).toContain(' HTTP/1.0');
     expect(resident.match(new RegExp(`${READER}\\(\\d+\\)`, 'g'))!.length).toBeGreaterThanOrEqual(list.length);
   });
 
