@@ -44,7 +44,7 @@ function noteCuts(files: MemoryFileStore, aim: { at?: Aim }, onCut: (what: strin
       f(...a);
     } finally {
       if (lit && files.isDark()) {
-        const path = String(a[0]).replace(/^q\//, '').replace(/-\d+$/, '');
+        const path = String(a[0]).replace(/^q\/(c\/)?/, '').replace(/-\d+$/, '');
         onCut(what + ' ' + path);
       }
     }

@@ -57,7 +57,7 @@ describe('outbox over the memory file store', () => {
     const ob = open(files);
     [1, 2, 3].forEach(() => pushNext(ob));
     ob.ack(1);
-    files.write('q/cursor', new TextEncoder().encode('{"s":'));
+    files.write('q/c/cursor', new TextEncoder().encode('{"s":'));
     expect(seqs(open(files).peek(5))).toEqual([1, 2, 3]);
   });
 
@@ -86,9 +86,36 @@ describe('outbox over the memory file store', () => {
     const ob = open(files);
     [1, 2, 3].forEach(() => pushNext(ob));
     ob.ack(1);
-    files.write('q/cursor', Uint8Array.from([...new TextEncoder().encode('{"s":1,"o":0,"n":4,"d":0,"r":1,"w":"'), 0xe9, 0x22, 0x7d]));
+    files.write('q/c/cursor', Uint8Array.from([...new TextEncoder().encode('{"s":1,"o":0,"n":4,"d":0,"r":1,"w":"'), 0xe9, 0x22, 0x7d]));
     expect(seqs(open(files, { log }).peek(5))).toEqual([1, 2, 3]);
     expect(lines).toEqual(['outbox: cursor ignored: not UTF-8']);
+  });
+
+  it('saves the cursor in a directory of its own, away from the segments, so that an acknowledgement never rewrites their directory', () => {
+    const files = createMemoryFileStore();
+    const ob = open(files);
+    [1, 2, 3].forEach(() => pushNext(ob));
+    const written: string[] = [];
+    const watched: FileStore = { ...files, write: (p, b) => (written.push(p), files.write(p, b)), rename: (f, t) => (written.push(t), files.rename(f, t)) };
+    const again = open(watched);
+    again.ack(1);
+    expect(written).toEqual(['q/c/cursor.tmp', 'q/c/cursor']);
+    expect(seqs(open(files).peek(5))).toEqual([2, 3]);
+  });
+
+  it('takes over a cursor an earlier version left among the segments, and removes it after its first save', () => {
+    const files = createMemoryFileStore();
+    const ob = open(files);
+    [1, 2, 3, 4].forEach(() => pushNext(ob));
+    ob.ack(2);
+    // As an earlier version left it: the cursor beside the segments, none in q/c.
+    files.write('q/cursor', files.contents('q/c/cursor')!);
+    files.remove('q/c/cursor');
+    const again = open(files);
+    expect(seqs(again.peek(5))).toEqual([3, 4]);
+    again.ack(1);
+    expect(files.list('q')).not.toContain('cursor');
+    expect(seqs(open(files).peek(5))).toEqual([4]);
   });
 
   it('reports an unusable store as undefined', () => {
