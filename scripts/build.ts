@@ -116,7 +116,7 @@ function inputsOf(meta: Metafile): { path: string; bytes: number }[] {
 const SHARED_PARAM = '__shared';
 
 /** The names a module exports as values (types need nothing at run time). */
-function valueExports(path: string): string[] {
+export function valueExports(path: string): string[] {
   const src = readFileSync(path, 'utf8');
   const names = [...src.matchAll(/^export (?:async )?(?:function\*?|const|let|var|class) ([\w$]+)/gm)].map((m) => m[1] as string);
   if (/^export \{|^export \* |^export default/m.test(src)) throw new Error(`${path}: a shared module may export only declarations`);
