@@ -28,7 +28,8 @@ import type { Outbox } from './queue/types';
 import { createServiceClient } from './service/client';
 import type { ServiceClient } from './service/client';
 
-export const VERSION = '0.1.0';
+export { VERSION } from './version';
+import { VERSION } from './version';
 /** A boot that lives this long is healthy: the rapid-reboot counter starts again. */
 export const HEALTHY_AFTER_MS = 120000;
 const TICK_MS = 5000;

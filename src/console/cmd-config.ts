@@ -3,7 +3,7 @@
 // the editor (cold module 'config').
 import { describeConfig } from '../config/describe';
 import { mask } from '../config/schema';
-import { VERSION } from '../runtime';
+import { VERSION } from '../version';
 import type { Commands, Ctx } from './shared';
 import { edit } from './shared';
 
