@@ -171,6 +171,36 @@ async function buildColdModule(board: string, file: string, keep: Set<string>): 
   return { text: code + '\n' + table, codeBytes: code.length, inputs: inputsOf(r.metafile as Metafile) };
 }
 
+/**
+ * Parts of the resident program (src/parts.ts): name and entry. Each is
+ * bundled on its own and put into the program as a function expression, so
+ * that a boot which does not need it can let its code go.
+ */
+export const PARTS: Record<string, string> = { agent: 'src/agent/part.ts' };
+
+/** One part: a function expression taking the shared table and returning the part's default export. */
+async function buildPart(board: string, file: string, messages: MessageTable): Promise<{ text: string; inputs: { path: string; bytes: number }[] }> {
+  const options = common(board);
+  const r = await build({ ...options, format: 'esm', entryPoints: [file], outfile: 'part.js', plugins: [fromResident(), messagesPlugin(messages), ...(options.plugins ?? [])] });
+  const raw = r.outputFiles?.[0]?.text ?? '';
+  const m = /^([\s\S]*)export\{([\w$]+) as default\};\n$/.exec(raw);
+  if (!m?.[1] || !m[2] || /^import\b|[;}]import\b/.test(m[1])) throw new Error(`${file}: a part must have one default export and import no runtime module`);
+  return { text: `(function(${SHARED_PARAM}){${m[1]}return ${m[2]}})`, inputs: inputsOf(r.metafile as Metafile) };
+}
+
+/** In the device bundle, src/parts/table.ts becomes the parts' own code (see src/parts.ts). */
+function partsPlugin(parts: Record<string, string>): Plugin {
+  return {
+    name: 'parts',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]src[\\/]parts[\\/]table\.ts$/ }, () => ({
+        contents: 'export const TABLE = {' + Object.entries(parts).map(([k, v]) => `${k}: ${v}`).join(',') + '};\nexport const FREES = true;\n',
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 export async function buildBundle(o: { board?: string; outfile?: string; entry?: string; coldDir?: string } = {}): Promise<BuildResult> {
   const board = o.board ?? 'pico-w';
   const outfile = o.outfile ?? 'dist/agent.js';
@@ -183,9 +213,13 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   const stand = { __BUILD__: '"00000000"', __CHECKER__: '"00000000"' };
   // Its messages go to the cold section too (scripts/messages.ts).
   const messages = new MessageTable();
+  // The parts first: their messages join the same table.
+  const partNames = Object.keys(PARTS);
+  const parts = await Promise.all(partNames.map((n) => buildPart(board, PARTS[n] as string, messages)));
+  const partText = Object.fromEntries(partNames.map((n, i) => [n, (parts[i] as { text: string }).text]));
   const resident = (define: Record<string, string>): ReturnType<typeof build> => {
     const c = common(board);
-    return build({ ...c, entryPoints: [entry], define, outfile, banner: { js: READER_STUB }, plugins: [messagesPlugin(messages), ...(c.plugins ?? [])] });
+    return build({ ...c, entryPoints: [entry], define, outfile, banner: { js: READER_STUB }, plugins: [partsPlugin(partText), messagesPlugin(messages), ...(c.plugins ?? [])] });
   };
   const draft = await resident(stand);
   const messageText = messages.text();
@@ -229,6 +263,13 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   if (new RegExp(`(^|[^\\w$.])${READER}\\b`).test(draftText)) throw new Error(`the resident program names ${READER} itself, the messages' reader: rename it`);
   const leaked = inputsOf(r.metafile as Metafile).filter((i) => COLD_ONLY.some((c) => i.path.startsWith(c)));
   if (leaked.length) throw new Error(`cold code imported by the resident program: ${leaked.map((i) => i.path).join(', ')}; reach it through the cold loader (src/cold.ts) instead`);
+  // A module in both a part and the rest of the program would run twice, with
+  // two states: the part must take it from the shared table instead.
+  const kernel = new Set(inputsOf(r.metafile as Metafile).map((i) => i.path));
+  for (const [i, part] of parts.entries()) {
+    const twice = part.inputs.filter((x) => kernel.has(x.path) && !(x.path.replace(/^src\/|\.ts$/g, '') in SHARED)).map((x) => x.path);
+    if (twice.length) throw new Error(`part '${partNames[i]}' and the rest of the resident program both carry ${twice.join(', ')}: list it in src/shared.ts`);
+  }
   writeFileSync(outfile, section + residentText);
   writeFileSync(outfile.replace(/\.js$/, '.meta.json'), JSON.stringify(r.metafile));
   const manifest = {

@@ -3,7 +3,6 @@
 //   outbox -> console commands -> LED -> agent -> watchdog -> supervisor.
 // It never throws: with no config, an invalid one or after rapid reboots it
 // stays in console-only mode and says what to do.
-import { createAgent } from './agent/agent';
 import type { Agent } from './agent/agent';
 import { openBootState } from './agent/bootstate';
 import type { BootState } from './agent/bootstate';
@@ -11,7 +10,6 @@ import { createLed } from './agent/led';
 import type { Led } from './agent/led';
 import { createLink } from './agent/link';
 import type { Delivery } from './agent/uplink';
-import { createWatchdogFeeder, watchdogTimeoutMs } from './agent/watchdog';
 import type { WatchdogFeeder } from './agent/watchdog';
 import { getBoard } from './board';
 import { createLkgWatch } from './config/lkg';
@@ -27,6 +25,7 @@ import { createOutbox } from './queue/outbox';
 import type { Outbox } from './queue/types';
 import { createServiceClient } from './service/client';
 import type { ServiceClient } from './service/client';
+import { agentPart, releaseAgentPart } from './parts';
 
 export { VERSION } from './version';
 import { VERSION } from './version';
@@ -95,6 +94,9 @@ export interface RuntimeHooks {
   checker?: string;
 }
 
+/** After a save (or resume()) on a boot that let the agent's code go: time for the console's answer to get out. */
+const RESTART_TO_RUN_MS = 1000;
+
 /** How often a watchdog an earlier program may have left armed is kept from resetting the board, until the agent arms its own. */
 const KEEP_ALIVE_MS = 1000;
 
@@ -154,6 +156,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   let lkg: LkgWatch = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
   let everDelivered = false;
   let agentStartedAt = 0;
+  let restarting: TimerId | undefined;
 
   function show(m: Parameters<Led['show']>[0]): void {
     if (led) led.show(m);
@@ -181,10 +184,12 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
 
   function armWatchdog(): void {
     if (feeder || !config.agent.watchdog) return;
+    const code = agentPart();
+    if (!code) return;
     const board = getBoard(config.board);
-    feeder = createWatchdogFeeder({
+    feeder = code.createWatchdogFeeder({
       watchdog: p.watchdog, timers: p.timers, clock: p.clock, log, healthy,
-      timeoutMs: watchdogTimeoutMs(board ? board.watchdogMaxMs : 8388),
+      timeoutMs: code.watchdogTimeoutMs(board ? board.watchdogMaxMs : 8388),
     });
     feeder.start();
     if (keepTimer !== undefined) p.timers.clearTimeout(keepTimer);
@@ -234,7 +239,15 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       show('off');
       return;
     }
-    const made = createAgent({
+    const code = agentPart();
+    if (!code) {
+      // This boot let the agent's code go (src/parts.ts): a restart brings it back.
+      mode = 'console-only';
+      why = 'restarting in ' + RESTART_TO_RUN_MS / 1000 + ' s to start the agent';
+      if (!restarting) restarting = p.timers.setTimeout(() => rt.restart('restart: to start the agent'), RESTART_TO_RUN_MS);
+      return;
+    }
+    const made = code.createAgent({
       p, config, queue: outbox, bootId: state.bootId,
       onDelivered: (d) => {
         everDelivered = true;
@@ -365,6 +378,9 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     why = 'saved configuration invalid (see the errors above); fix with set() and save()';
   }
   if (rt.mode() !== 'running') {
+    // The agent's code is not needed before a save or resume(), and those
+    // restart the board: its heap goes to the console (src/parts.ts).
+    releaseAgentPart();
     log.info('agent: ' + (rt.mode() === 'safe' ? 'SAFE MODE: ' : 'console only: ') + why);
     log.info(rt.mode() === 'safe' ? 'type resume() to start the agent, or fix the config first (config(), set(), save())' : "type help() for the commands, e.g. set('wifi.ssid', 'my-net')");
   }

@@ -103,6 +103,30 @@ describe('the device bundle on a Kaluma stand-in', () => {
     expect(k.harm()).toEqual([]);
   });
 
+  it("lets the agent's code go in console-only mode, and restarts into the agent once a save completes the config", async () => {
+    const cfg = testConfig('http://192.168.1.10:8080');
+    cfg.service.apiKey = '';
+    const files = new Map([['/config.json', new TextEncoder().encode(JSON.stringify(toSaved(cfg)))]]);
+    const k = createKalumaSim({ files, program: stored() });
+    k.run(bundle);
+    expect(k.out).toContain('agent: console only: not configured: set service.apiKey');
+    k.run(`set('service.apiKey', '${KEY}')`);
+    k.run('save()');
+    expect(k.errors).toEqual([]);
+    expect(k.out).toContain('saved; agent console-only: restarting in 1 s to start the agent');
+    expect(k.resets).toBe(0);
+    await k.advance(1500);
+    expect(k.resets).toBe(1);
+    // The next boot, on the same flash, runs the agent; the restart was asked for, so it does not count toward safe mode.
+    const next = createKalumaSim({ files: k.files, program: stored() });
+    next.run(bundle);
+    await next.advance(20000);
+    expect(next.out.some((l) => /rapid|safe mode/i.test(l))).toBe(false);
+    expect(next.requests.length).toBeGreaterThan(0);
+    expect(next.callbackErrors).toEqual([]);
+    expect(next.harm()).toEqual([]);
+  });
+
   it('takes console commands typed as text', async () => {
     const k = createKalumaSim({ files: configured(), program: stored() });
     k.run(bundle);

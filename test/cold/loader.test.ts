@@ -116,6 +116,24 @@ describe('the resident program never imports cold code', () => {
     await expect(buildBundle({ coldDir: 'dist/cold-test/lacking', outfile: 'dist/cold-test/lacking.js' })).rejects.toThrow(/bad\.ts: Object\.hasOwn is missing on the device/);
   });
 
+  it("fails the build when the resident program imports the agent part's code statically (it could never be let go)", async () => {
+    mkdirSync('dist/cold-test', { recursive: true });
+    writeFileSync('dist/cold-test/twice.ts', "import { createUplink } from '../../src/agent/uplink';\nimport { agentPart } from '../../src/parts';\nexport const x = [createUplink, agentPart];\n");
+    await expect(buildBundle({ entry: 'dist/cold-test/twice.ts', outfile: 'dist/cold-test/twice.js' })).rejects.toThrow(
+      /part 'agent' and the rest of the resident program both carry .*src\/agent\/uplink\.ts/,
+    );
+  });
+
+  it("keeps the agent's own modules out of the rest of the resident program: they are in its part", () => {
+    const resident = built.inputs.map((i) => i.path);
+    for (const m of ['src/agent/agent.ts', 'src/agent/uplink.ts', 'src/agent/sampler.ts', 'src/sensors/index.ts', 'src/filters/index.ts', 'src/service/encode.ts', 'src/agent/watchdog.ts']) {
+      expect(resident).not.toContain(m);
+    }
+    const text = readFileSync(built.outfile, 'utf8');
+    // The part is a function expression of the program, in the table src/parts.ts reads.
+    expect(text.slice(text.indexOf('*/')).match(/\bagent:\(?function\([\w$]+\)\{/g)).toHaveLength(1);
+  });
+
   it('keeps every cold-only file out of the real resident program', () => {
     const resident = built.inputs.map((i) => i.path);
     expect(resident.filter((p) => /^src\/(cold\/|console\/(commands|cmd-|shared)|config\/(edit|describe|field-help)|service\/reads|agent\/provision)/.test(p))).toEqual([]);

@@ -1,0 +1,30 @@
+// Parts: code of the resident program that not every boot needs. On the
+// device each is a function expression holding its modules (scripts/build.ts):
+// parsed at boot with the rest, but once nothing refers to that function any
+// more, the engine frees its bytecode (measured on the device's engine: a
+// dropped function's code goes back to the heap, only its names stay in the
+// literal storage). So a boot that does not run the agent lets its part go,
+// and the console gets that heap; running the agent later takes a restart.
+import type { AgentPart } from './agent/part';
+import { FREES, TABLE } from './parts/table';
+import { SHARED } from './shared';
+
+let agent: AgentPart | undefined;
+
+/** The agent's code: undefined once let go (the board must restart to run the agent). */
+export function agentPart(): AgentPart | undefined {
+  const make = TABLE.agent;
+  if (!agent && make) {
+    agent = make(SHARED);
+    // The function's own code (its modules' start-up) is not needed again.
+    if (FREES) TABLE.agent = undefined;
+  }
+  return agent;
+}
+
+/** Lets the agent's code go where that frees it (the device); on the host it stays. */
+export function releaseAgentPart(): void {
+  if (!FREES) return;
+  agent = undefined;
+  TABLE.agent = undefined;
+}
