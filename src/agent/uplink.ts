@@ -85,8 +85,6 @@ export function createUplink(o: {
   let attempt = 0;
   let singleOnly = false;
   let idleTimer: TimerId | undefined;
-  let maxBatch = 1;
-  for (const d of o.devices) if (d.format === 'JSON' && d.batch && d.batch > maxBatch) maxBatch = d.batch;
 
   function later(ms: number): void {
     st.nextAttemptMs = o.clock.uptimeMs() + ms;
@@ -124,9 +122,10 @@ export function createUplink(o: {
   }
 
   async function sendHead(): Promise<void> {
-    // One read of the head serves the device lookup and the batch.
-    const heads = o.queue.peek(maxBatch);
-    const head = heads[0];
+    // The head alone first: only a batching device's write needs more, and
+    // every record read is decoded onto the heap (20 of them for a value
+    // write, while a backlog drains, before this read was split).
+    const head = o.queue.peek(1)[0];
     if (!head) {
       attempt = 0;
       // Records of one sample group arrive a few ms apart: switch the radio
@@ -145,6 +144,8 @@ export function createUplink(o: {
       st.rejected++;
       return pumpSoon();
     }
+    const size = batchSize(dev);
+    const recs = size > 1 ? pickBatch(o.queue.peek(size), dev) : [head];
     const blocked = o.canSend ? o.canSend() : undefined;
     if (blocked) {
       st.lastError = blocked;
@@ -155,7 +156,6 @@ export function createUplink(o: {
       st.lastError = 'Wi-Fi link down: ' + o.link.stats().lastStep;
       return later(backoffMs(++attempt, o.backoff.baseMs, Math.min(o.backoff.capMs, LINK_CHECK_MAX_MS), random));
     }
-    const recs = pickBatch(heads.slice(0, batchSize(dev)), dev);
     const droppedBefore = o.queue.stats().dropped;
     const body = payloadOf(dev, recs);
     const ref = { apiKey: o.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin };

@@ -91,6 +91,32 @@ describe('agent data path', () => {
     expect(first.map((o) => o.seq)).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it('reads only the head record for a device that does not batch, even beside one that batches 20 (each record read is decoded onto the heap)', async () => {
+    const cfg = testConfig();
+    cfg.devices = cfg.devices.map((d) => (d.format === 'JSON' ? { ...d, batch: 20 } : d));
+    const time = createFakeTime();
+    const p = createTestPlatform({ time });
+    const queue = createMemoryOutbox({ maxRecords: 10000 });
+    const asked: number[] = [];
+    const peek = queue.peek.bind(queue);
+    queue.peek = (n: number) => {
+      asked.push(n);
+      return peek(n);
+    };
+    const fw = createFakeWriter();
+    const made = createAgent({ p, config: cfg, queue, bootId: 1, writer: fw.writer });
+    if (!made.ok) throw new Error(made.error);
+    made.agent.start();
+    await time.advance(65000);
+    made.agent.stop();
+    const single = fw.delivered.filter((d) => !d.body.startsWith('[') && !d.body.startsWith('{')).length;
+    expect(single).toBeGreaterThan(0);
+    // Reads of more than one record: at most one per JSON write.
+    const json = fw.delivered.filter((d) => d.body.startsWith('[') || d.body.startsWith('{')).length;
+    expect(asked.filter((n) => n > 1).length).toBeLessThanOrEqual(json);
+    expect(asked.filter((n) => n > 20)).toEqual([]);
+  });
+
   it('stamps readings taken before the clock was known once the Date header arrives', async () => {
     const { time, agent, writes } = setup(testConfig(), (_w, n) => ({
       kind: 'ok', status: 200, bytesSent: 0, date: n === 1 ? 'Sun, 22 Nov 2026 08:05:00 GMT' : undefined,
