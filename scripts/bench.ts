@@ -50,11 +50,15 @@ async function bundle(): Promise<Row[]> {
   const heap = r.residentBytes * HEAP_PER_BUNDLE_BYTE;
   const rows: Row[] = [
     ['1', 'device bundle, minified', `${r.bytes} B (${r.budgetBytes ? pct(r.bytes, r.budgetBytes) + ' of the ' + r.budgetBytes + ' B pico-w budget' : 'no budget'})`, 'esbuild, es2019, minified, as scripts/build.ts builds it: one file, the cold section in front of the resident program'],
-    ['1', '  resident program (parsed at boot)', `${r.residentBytes} B` + (r.residentBudgetBytes ? ` (${pct(r.residentBytes, r.residentBudgetBytes)} of the ${r.residentBudgetBytes} B pico-w budget)` : ''), 'an IIFE; everything the steady loop needs, and the console stubs and cold loader'],
+    ['1', '  resident program (parsed at boot)', `${r.residentBytes} B` + (r.residentBudgetBytes ? ` (${pct(r.residentBytes, r.residentBudgetBytes)} of the ${r.residentBudgetBytes} B pico-w budget)` : ''), 'an IIFE; everything the steady loop needs (the agent\'s own modules as one part), and the console stubs and cold loader'],
     ['1', '  cold code (never parsed at boot)', `${r.coldBytes} B: ` + r.cold.map((c) => `${c.name} ${c.bytes} B`).join(', '), 'a leading comment; a command reads its module back from flash, runs it and lets it go (src/cold.ts); build ' + r.build],
     ['1', 'heap taken by the resident bytecode (estimate)', `≈ ${kb(heap)} of ${kb(HEAP_BYTES)} (${pct(heap, HEAP_BYTES)})`, `estimate: × ${HEAP_PER_BUNDLE_BYTE} heap B per resident B, measured on the device's engine build (§7 has the measured figures)`],
   ];
   for (const i of r.inputs.slice(0, TOP_MODULES)) rows.push(['1', '  ' + i.path, `${i.bytes} B (${pct(i.bytes, r.residentBytes)})`, 'metafile bytesInOutput, resident program']);
+  for (const part of r.parts) {
+    rows.push(['1', `  part '${part.name}' of the resident program`, `${part.bytes} B (${pct(part.bytes, r.residentBytes)})`, 'a function of the resident program (src/parts.ts): parsed at boot, let go (its bytecode freed) by a boot that does not run the agent']);
+    for (const i of part.inputs.slice(0, 5)) rows.push(['1', '    ' + i.path, `${i.bytes} B`, `metafile bytesInOutput, part '${part.name}'`]);
+  }
   return rows;
 }
 

@@ -62,8 +62,10 @@ export interface BuildResult {
   /** The whole artifact's budget, and the resident program's (boards/*.json). */
   budgetBytes: number | undefined;
   residentBudgetBytes: number | undefined;
-  /** The resident program's inputs. */
+  /** The resident program's inputs (a part counts as its table module, src/parts/table.ts). */
   inputs: { path: string; bytes: number }[];
+  /** The resident program's parts (src/parts.ts): their code's length and their own inputs. */
+  parts: { name: string; bytes: number; inputs: { path: string; bytes: number }[] }[];
 }
 
 /** Cold modules are the files of src/cold/, one module each (see src/cold.ts). */
@@ -292,6 +294,7 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   return {
     outfile, bytes: section.length + residentText.length, residentBytes: residentText.length, coldBytes: section.length,
     build: buildId, checker, cold, budgetBytes, residentBudgetBytes, inputs: inputsOf(r.metafile as Metafile),
+    parts: parts.map((x, i) => ({ name: partNames[i] as string, bytes: x.text.length, inputs: x.inputs.filter((y) => y.bytes > 0 && !(y.path.replace(/^src\/|\.ts$/g, '') in SHARED)) })),
   };
 }
 
