@@ -247,7 +247,8 @@ export async function engineHeap(): Promise<Row[]> {
     const result = !end || !mAfter || !mBefore
       ? 'no figure: ' + (r.died ? death(r) : 'the session did not finish')
       : (end.peak > peakBefore ? `peak ${both(end.peak, S)} (heapPeak rose from ${kb(peakBefore)} in the session)` : `peak ≤ ${both(peakBefore, S)} (heapPeak, boot and running included, did not rise in the session)`) + '; ' +
-        `live after ${mAfter.occupied} B vs ${mBefore.occupied} B running before (${mAfter.occupied - mBefore.occupied >= 0 ? '+' : ''}${mAfter.occupied - mBefore.occupied} B); probe floor after ${minFloor(post)} B vs ${minFloor(pre)} B before`;
+        `live after ${mAfter.occupied} B vs ${mBefore.occupied} B running before (${mAfter.occupied - mBefore.occupied >= 0 ? '+' : ''}${mAfter.occupied - mBefore.occupied} B); probe floor after ${minFloor(post)} B vs ${minFloor(pre)} B before; ` +
+        `${(out.match(/not enough free heap now/g) ?? []).length} command(s) refused for heap; save() ${/saved; agent /.test(out) ? 'saved' : 'did NOT save'}`;
     row(
       'console session: help(), help(\'keys\'), config(), five set(), save(), test(), provision()',
       result,
