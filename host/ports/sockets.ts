@@ -11,6 +11,9 @@ export interface NodeSocketsOptions {
   lingerMs?: number;
 }
 
+/** Any character that is not ASCII. */
+const NOT_ASCII = /[\u0080-\uffff]/;
+
 export function createNodeSockets(o: NodeSocketsOptions = {}): SocketFactory {
   return {
     connect(host: string, port: number, h: SocketHandlers): Socket {
@@ -30,9 +33,13 @@ export function createNodeSockets(o: NodeSocketsOptions = {}): SocketFactory {
       s.on('error', close);
       s.on('close', close);
       return {
-        write(bytes: Uint8Array): void {
+        write(data: Uint8Array | string): void {
           if (s.destroyed) throw new Error('socket closed');
-          s.write(bytes);
+          if (typeof data === 'string') {
+            // The contract: ASCII only. Thrown here, so that a test finds a caller that breaks it.
+            if (NOT_ASCII.test(data)) throw new Error('a string written to a socket must be ASCII');
+            s.write(data, 'latin1');
+          } else s.write(data);
         },
         // As on the board: the peer closes first; after LINGER_MS we close it.
         release(): void {

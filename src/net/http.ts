@@ -76,7 +76,8 @@ function exchange(
   let reason = '';
   // Made by the status line (again after a 1xx reply).
   let headers!: Record<string, string>;
-  let out = EMPTY;
+  // The request: its own string when it is ASCII, else its UTF-8 bytes.
+  let out: Uint8Array | string = EMPTY;
 
   /** `whole`: the reply arrived in full, so the server closes (even if we refuse what it said). */
   const finish = (r: HttpResult, whole?: boolean): void => {
@@ -109,6 +110,7 @@ function exchange(
   // The port cuts the request into driver-sized writes; a refused write throws (guarded).
   const send = (s: Socket): void => {
     s.write(out);
+    // Bytes either way: an ASCII string has one a character.
     sent = out.length;
     out = EMPTY;
   };
@@ -237,13 +239,19 @@ function exchange(
     if (req.port !== 80) head += ':' + req.port;
     head += '\r\n';
     const body = req.body;
+    let ascii = true;
     if (body !== undefined) {
-      head +=
-        'Content-Type: ' + (req.contentType ?? 'text/plain; charset=utf-8') +
-        '\r\nContent-Length: ' + utf8Length(body) + '\r\n';
+      const len = utf8Length(body);
+      ascii = len === body.length;
+      head += 'Content-Type: ' + (req.contentType ?? 'text/plain; charset=utf-8') + '\r\nContent-Length: ' + len + '\r\n';
     }
-    // Encoded once, head and body together: no copy of either.
-    out = encoder.encode(head + '\r\n' + (body || ''));
+    const text = head + '\r\n' + (body || '');
+    // Almost every request is ASCII (encoded readings, percent-encoded
+    // paths): it goes to the port as the string it is, with no byte array,
+    // and Kaluma's port hands that string to its driver, which takes
+    // strings, without making one again. Anything else is encoded once, head
+    // and body together.
+    out = ascii && utf8Length(head) === head.length ? text : encoder.encode(text);
 
     // Socket callbacks run in the runtime's event loop, where a throw
     // vanishes and would leave the promise pending forever: each one catches.

@@ -83,9 +83,13 @@ export interface SocketHandlers {
 export interface Socket {
   /**
    * Sends bytes (the port cuts them into driver-sized writes). THROWS when
-   * the platform refuses them: the connection is gone.
+   * the platform refuses them: the connection is gone. A string stands for
+   * its own characters as bytes and must hold only characters below 0x80
+   * (ASCII: one byte each, the same in UTF-8 and Latin-1), so that a
+   * request of plain text needs no byte array; a port may throw on any
+   * other character. Anything else goes as a Uint8Array.
    */
-  write(bytes: Uint8Array): void;
+  write(data: Uint8Array | string): void;
   /**
    * The exchange is over and the peer was asked to close (HTTP/1.0): the
    * port waits a short while for the peer's FIN, then closes it itself.

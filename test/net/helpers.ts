@@ -26,8 +26,10 @@ export function realTimers(): Timers & { pending(): number } {
 /** Wraps a factory to see what the client writes and how the response arrives. */
 export interface Tap {
   factory: SocketFactory;
-  /** Sizes of every write, in order. */
+  /** Sizes of every write, in order, in bytes. */
   writes: number[];
+  /** What each write was handed: 'string' (ASCII) or 'bytes'. */
+  kinds: ('string' | 'bytes')[];
   /** Sizes of every received segment, in order. */
   segments: number[];
   destroyed: number;
@@ -47,6 +49,7 @@ export function tap(inner: SocketFactory): Tap {
   };
   const t: Tap = {
     writes: [],
+    kinds: [],
     segments: [],
     destroyed: 0,
     released: 0,
@@ -69,9 +72,11 @@ export function tap(inner: SocketFactory): Tap {
           onClose: () => h.onClose(),
         });
         const wrapped: Socket = {
-          write(bytes) {
-            t.writes.push(bytes.length);
-            s.write(bytes);
+          write(data) {
+            // A string holds only ASCII (the port's contract): a byte a character.
+            t.writes.push(data.length);
+            t.kinds.push(typeof data === 'string' ? 'string' : 'bytes');
+            s.write(data);
           },
           release() {
             t.released++;

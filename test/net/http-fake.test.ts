@@ -2,20 +2,25 @@
 // port 80, events fired inside connect() itself, and a socket that throws.
 import { describe, expect, it } from 'vitest';
 import { createHttpClient } from '../../src/net/http';
+import type { HttpRequest } from '../../src/net/types';
 import type { SocketFactory, SocketHandlers } from '../../src/ports/ports';
 import { realTimers } from './helpers';
 
 interface Fake {
   factory: SocketFactory;
+  /** Every byte written, as Latin-1. */
   written: string;
+  /** What each write was handed. */
+  writes: (Uint8Array | string)[];
   destroyed: number;
   released: number;
   handlers?: SocketHandlers;
 }
 
-function fake(script: (h: SocketHandlers, f: Fake) => void, write?: (b: Uint8Array) => void): Fake {
+function fake(script: (h: SocketHandlers, f: Fake) => void, write?: (d: Uint8Array | string) => void): Fake {
   const f: Fake = {
     written: '',
+    writes: [],
     destroyed: 0,
     released: 0,
     factory: {
@@ -23,9 +28,11 @@ function fake(script: (h: SocketHandlers, f: Fake) => void, write?: (b: Uint8Arr
         f.handlers = h;
         script(h, f);
         return {
-          write(b) {
-            if (write) write(b);
-            f.written += Buffer.from(b).toString('latin1');
+          write(d) {
+            if (write) write(d);
+            f.writes.push(d);
+            if (typeof d === 'string' && /[\u0080-\uffff]/.test(d)) throw new Error('a string written must be ASCII');
+            f.written += typeof d === 'string' ? d : Buffer.from(d).toString('latin1');
           },
           release() {
             f.released++;
@@ -101,6 +108,47 @@ describe('HTTP client on a scripted socket', () => {
     expect(r).toEqual({ kind: 'failure', failure: 'reset', reason: 'ERR_MEM', bytesSent: 0 });
     expect(f.destroyed).toBe(1);
     expect(timers.pending()).toBe(0);
+  });
+
+  it('hands an ASCII request to the socket as the string itself, no bytes in between', async () => {
+    const f = fake((h) => h.onConnect());
+    const http = createHttpClient({ sockets: f.factory, timers: realTimers() });
+    const body = '[' + Array.from({ length: 40 }, (_, i) => `{"seq":${i},"temp":21.5}`).join(',') + ']';
+    const pending = http.request({ ...get, port: 8080, method: 'POST', body, contentType: 'application/json' });
+    ok(f.handlers!);
+    const r = await pending;
+    const req = `POST /api/v HTTP/1.0\r\nHost: device.example:8080\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n` + body;
+    expect(f.writes).toEqual([req]);
+    expect(typeof f.writes[0]).toBe('string');
+    expect(r).toMatchObject({ kind: 'response', bytesSent: req.length });
+  });
+
+  it('hands a GET to the socket as a string too', async () => {
+    const f = fake((h) => h.onConnect());
+    const pending = createHttpClient({ sockets: f.factory, timers: realTimers() }).request(get);
+    ok(f.handlers!);
+    await pending;
+    expect(f.writes).toEqual(['GET /api/v HTTP/1.0\r\nHost: device.example\r\n\r\n']);
+  });
+
+  it.each([
+    ['the body', { body: '{"unit":"°C","clef":"𝄞"}' }],
+    ['the path', { path: '/api/vé', body: '1' }],
+    ['the content type', { body: '1', contentType: 'text/plain; x=ü' }],
+    ['a lone surrogate in the body', { body: 'a\ud800b' }],
+  ])('hands a request with a non-ASCII character in %s to the socket as its UTF-8 bytes, and counts bytes', async (_, part) => {
+    const f = fake((h) => h.onConnect());
+    const req: HttpRequest = { ...get, method: 'POST', ...part };
+    const pending = createHttpClient({ sockets: f.factory, timers: realTimers() }).request(req);
+    ok(f.handlers!);
+    const r = await pending;
+    const body = new TextEncoder().encode(req.body);
+    const head = `POST ${req.path} HTTP/1.0\r\nHost: device.example\r\nContent-Type: ${req.contentType ?? 'text/plain; charset=utf-8'}\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const want = Buffer.concat([Buffer.from(head, 'utf8'), body]);
+    expect(f.writes).toHaveLength(1);
+    expect(f.writes[0]).toBeInstanceOf(Uint8Array);
+    expect(Buffer.from(f.writes[0] as Uint8Array)).toEqual(want);
+    expect(r).toMatchObject({ kind: 'response', bytesSent: want.length });
   });
 
   it('ignores events after the outcome', async () => {

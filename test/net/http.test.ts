@@ -122,6 +122,27 @@ describe('request bytes', () => {
     const total = head.length + 5002;
     expect(r.bytesSent).toBe(total);
     expect(t.writes).toEqual([total]);
+    expect(t.kinds).toEqual(['bytes']);
+  });
+
+  it('hands a large ASCII request to the socket port whole as a string, and the server gets every byte', async () => {
+    const body = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ seq: i, temp: 21.5, unit: 'C' })));
+    let received = '';
+    const port = await serveHttp((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (d: Buffer) => parts.push(d));
+      req.on('end', () => {
+        received = Buffer.concat(parts).toString('latin1');
+        res.end();
+      });
+    });
+    const { http, t } = client();
+    const r = response(await http.request({ ...get(port, '/p'), method: 'POST', body, contentType: 'application/json' }));
+    expect(received).toBe(body);
+    const head = `POST /p HTTP/1.0\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    expect(r.bytesSent).toBe(head.length + body.length);
+    expect(t.writes).toEqual([head.length + body.length]);
+    expect(t.kinds).toEqual(['string']);
   });
 
   it('never half-closes, so a slow server still answers', async () => {

@@ -60,6 +60,19 @@ describe('Node sockets', () => {
     for (const d of r.data) expect(Object.getPrototypeOf(d)).toBe(Uint8Array.prototype);
   });
 
+  it('writes an ASCII string as its own bytes, one a character, and refuses a string with anything else', async () => {
+    const port = await listen((s) => s.on('data', (d) => s.end(d)));
+    const r = record();
+    const sock = createNodeSockets().connect('127.0.0.1', port, r.handlers);
+    await new Promise<void>((ok) => setTimeout(ok, 0));
+    const ascii = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i)).join('');
+    expect(() => sock.write('caf\u00e9')).toThrow('ASCII');
+    expect(() => sock.write('\u20ac')).toThrow('ASCII');
+    sock.write(ascii);
+    await r.whenClosed;
+    expect(Buffer.concat(r.data)).toEqual(Buffer.from(Array.from({ length: 128 }, (_, i) => i)));
+  });
+
   it('reports a refused connection as a single close without connect', async () => {
     const port = await listen(() => {});
     await new Promise<void>((ok) => server!.close(() => ok()));

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHttpClient } from '../../src/net/http';
 import type { HttpRequest, HttpResult } from '../../src/net/types';
 import { httpPeer, type Peer, type PeerConn } from '../fakes/kaluma/net';
+import type { Socket } from '../../src/ports/ports';
 import { kalumaEnv, type KalumaEnv } from './kaluma-env';
 
 afterEach(() => vi.unstubAllGlobals());
@@ -275,5 +276,125 @@ describe('Kaluma socket port: a slot we closed first is held by a placeholder', 
     const k = await kalumaEnv({ peer: httpPeer(() => OK) });
     for (let i = 0; i < 3; i++) expect(await run(k, get())).toMatchObject({ kind: 'response' });
     expect(k.required).toEqual([]);
+  });
+});
+
+describe('Kaluma socket port: what a write hands the driver', () => {
+  /** A peer that accepts and keeps its side of every connection. */
+  function keeping(): Peer & { conns: PeerConn[] } {
+    const conns: PeerConn[] = [];
+    return { conns, connect: (c) => (conns.push(c), c.accept()) };
+  }
+
+  /** Records every non-empty string the port writes to the driver (the empty ones are its probes). */
+  function driverStrings(k: KalumaEnv): string[] {
+    const seen: string[] = [];
+    const nd = k.net.netdev as unknown as { write(fd: number, data: string): void };
+    const real = nd.write.bind(nd);
+    nd.write = (fd, data) => {
+      if (data.length) seen.push(data);
+      real(fd, data);
+    };
+    return seen;
+  }
+
+  async function connected(k: KalumaEnv): Promise<Socket> {
+    let up = false;
+    const s = k.sockets.kalumaSockets.connect('10.0.0.5', 8080, { onConnect: () => (up = true), onData: () => undefined, onClose: () => undefined });
+    for (let i = 0; i < 20 && !up; i++) await k.timers.advance(1, () => Promise.resolve());
+    expect(up).toBe(true);
+    return s;
+  }
+
+  const received = (c: PeerConn): string => Buffer.concat(c.received).toString('latin1');
+
+  /** Calls of the string methods that would copy a request, made while `f` runs. */
+  function copies(f: () => void): number {
+    const spies = [vi.spyOn(String.prototype, 'substring'), vi.spyOn(String.prototype, 'slice'), vi.spyOn(String, 'fromCharCode')];
+    try {
+      f();
+      return spies.reduce((n, s) => n + s.mock.calls.length, 0);
+    } finally {
+      for (const s of spies) s.mockRestore();
+    }
+  }
+
+  it('writes an ASCII request that fits one piece as one driver write of that very string, copying nothing', async () => {
+    const peer = keeping();
+    const k = await kalumaEnv({ peer });
+    const seen = driverStrings(k);
+    const sock = await connected(k);
+    const req = 'GET /api/updatedevicevalue/k/1/2/21.50 HTTP/1.0\r\nHost: 10.0.0.5:8080\r\n\r\n';
+    expect(copies(() => sock.write(req))).toBe(0);
+    expect(seen).toEqual([req]);
+    await k.timers.advance(10, () => Promise.resolve());
+    expect(received(peer.conns[0]!)).toBe(req);
+    expect(k.net.violations).toEqual([]);
+  });
+
+  it('writes an ASCII request of exactly PIECE characters in one driver write', async () => {
+    const k = await kalumaEnv({ peer: keeping() });
+    const seen = driverStrings(k);
+    const sock = await connected(k);
+    const req = 'x'.repeat(k.sockets.PIECE);
+    expect(copies(() => sock.write(req))).toBe(0);
+    expect(seen).toEqual([req]);
+  });
+
+  it('cuts a long ASCII request into pieces of at most PIECE characters that add up to the request', async () => {
+    const peer = keeping();
+    const k = await kalumaEnv({ peer });
+    const seen = driverStrings(k);
+    const sock = await connected(k);
+    const records = Array.from({ length: 30 }, (_, i) => `{"seq":${1000 + i},"uptime_ms":${60000 * i},"temp":21.5,"soil":43.75,"door":1,"unit_temp":"C"}`);
+    const body = '[' + records.join(',') + ']';
+    const req = 'POST /api/updatedevicejson/k/4/4444 HTTP/1.0\r\nHost: 10.0.0.5:8080\r\nContent-Type: application/json\r\nContent-Length: ' + body.length + '\r\n\r\n' + body;
+    expect(req.length).toBeGreaterThan(2 * k.sockets.PIECE);
+    sock.write(req);
+    expect(seen.map((s) => s.length)).toEqual([k.sockets.PIECE, k.sockets.PIECE, req.length - 2 * k.sockets.PIECE]);
+    expect(seen.join('')).toBe(req);
+    expect(k.net.driverWrites).toEqual(seen.map((s) => s.length));
+    await k.timers.advance(10, () => Promise.resolve());
+    expect(received(peer.conns[0]!)).toBe(req);
+    expect(k.net.violations).toEqual([]);
+  });
+
+  it('still throws on a string write the driver refuses, and on a closed socket', async () => {
+    const peer = keeping();
+    const k = await kalumaEnv({ peer });
+    const sock = await connected(k);
+    // lwIP dropped the connection: the driver's write fails.
+    peer.conns[0]!.reset();
+    await k.timers.advance(10, () => Promise.resolve());
+    expect(() => sock.write('GET / HTTP/1.0\r\n\r\n')).toThrow('the driver refused the write');
+    sock.destroy();
+    expect(() => sock.write('GET / HTTP/1.0\r\n\r\n')).toThrow('socket closed');
+  });
+
+  it('the HTTP client sends an ASCII batch as the request string itself, in pieces, and gets its reply', async () => {
+    const peer = httpPeer(() => OK);
+    const k = await kalumaEnv({ peer });
+    const seen = driverStrings(k);
+    const body = JSON.stringify(Array.from({ length: 25 }, (_, i) => ({ seq: i, uptime_ms: 60000 * i, temp: 21.5, unit_temp: 'C' })));
+    const r = await run(k, { method: 'POST', host: '10.0.0.5', port: 8080, path: '/api/updatedevicejson/k/1/2', body, contentType: 'application/json' });
+    const req = 'POST /api/updatedevicejson/k/1/2 HTTP/1.0\r\nHost: 10.0.0.5:8080\r\nContent-Type: application/json\r\nContent-Length: ' + body.length + '\r\n\r\n' + body;
+    expect(r).toMatchObject({ kind: 'response', status: 200, bytesSent: req.length });
+    expect(peer.requests).toEqual([req]);
+    expect(seen.join('')).toBe(req);
+    expect(seen.length).toBe(Math.ceil(req.length / k.sockets.PIECE));
+    expect(k.net.violations).toEqual([]);
+  });
+
+  it('the HTTP client still sends a request with non-ASCII characters as its UTF-8 bytes', async () => {
+    const peer = httpPeer(() => OK);
+    const k = await kalumaEnv({ peer });
+    // Two, three and four bytes in UTF-8; a lone surrogate becomes U+FFFD as the encoder makes it.
+    const body = '{"unit":"°C","note":"réglé € 𝄞 \ud800"}';
+    const r = await run(k, { method: 'POST', host: '10.0.0.5', port: 8080, path: '/api/updatedevicejson/k/1/2', body, contentType: 'application/json' });
+    const bytes = Buffer.from(new TextEncoder().encode(body));
+    const head = 'POST /api/updatedevicejson/k/1/2 HTTP/1.0\r\nHost: 10.0.0.5:8080\r\nContent-Type: application/json\r\nContent-Length: ' + bytes.length + '\r\n\r\n';
+    expect(r).toMatchObject({ kind: 'response', status: 200, bytesSent: head.length + bytes.length });
+    expect(Buffer.from(peer.requests[0]!, 'latin1')).toEqual(Buffer.concat([Buffer.from(head, 'latin1'), bytes]));
+    expect(k.net.violations).toEqual([]);
   });
 });

@@ -24,6 +24,9 @@ import { kalumaTimers } from './time';
 // - socket.write() pieces written in one loop turn reach the driver as one
 //   write copied whole onto the C stack (dropped above 11,680 B). Writes go to
 //   the driver directly, cut into pieces of at most PIECE bytes of its copy.
+//   The driver takes a string: an ASCII request comes as one and is handed
+//   on as it is (cut with substring only when it is longer than a piece);
+//   only bytes are turned into strings here.
 // - a radio reset drops every slot without a word: before the port touches a
 //   slot it checks that the slot still holds the object it was given.
 
@@ -122,6 +125,12 @@ function dropped(c: Conn): boolean {
   if (c.obj.state === CLOSED) return false;
   __netdev.write(c.fd, '');
   return __netdev.errno === -1;
+}
+
+/** One driver write; THROWS when the driver refuses it. */
+function put(fd: number, piece: string): void {
+  __netdev.write(fd, piece);
+  if (__netdev.errno === -1) throw new Error('the driver refused the write');
 }
 
 function unhook(o: Slot): void {
@@ -231,8 +240,17 @@ export const kalumaSockets: SocketFactory = {
       done: false,
       up: false,
       linger: undefined,
-      write(bytes) {
+      write(data) {
         if (c.done || !ours(fd, obj)) throw new Error('socket closed');
+        if (typeof data === 'string') {
+          // ASCII only (the port's contract; not checked here, the client
+          // hands over only a request it found ASCII): a character is one
+          // byte of the driver's copy, so a piece is PIECE characters, and a
+          // request of one piece goes as the very string it is, no copy.
+          for (let i = 0; i < data.length; i += PIECE) put(fd, i || data.length > PIECE ? data.substring(i, i + PIECE) : data);
+          return;
+        }
+        const bytes = data;
         for (let i = 0; i < bytes.length; ) {
           let end = i;
           for (let cost = 0; end < bytes.length && cost < PIECE; end++) cost += (bytes[end] as number) < 128 ? 1 : 2;
@@ -245,8 +263,7 @@ export const kalumaSockets: SocketFactory = {
             // A small request goes as it is, without a view of it.
             piece += String.fromCharCode.apply(null, (k || z < bytes.length ? bytes.subarray(k, z) : bytes) as unknown as number[]);
           }
-          __netdev.write(fd, piece);
-          if (__netdev.errno === -1) throw new Error('the driver refused the write');
+          put(fd, piece);
           i = end;
         }
       },
