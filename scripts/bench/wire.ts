@@ -58,7 +58,9 @@ export function scriptedSockets(o: { keep?: boolean } = {}): ScriptedSockets {
       if (!closed) h.onConnect();
     });
     return {
-      write(bytes: Uint8Array) {
+      write(data: Uint8Array | string) {
+        // An ASCII request comes as a string (Socket.write): one byte a character.
+        const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
         got = got.length ? concat(got, bytes) : bytes.slice();
         if (answered) return;
         const text = latin1(got);
