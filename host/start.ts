@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { provisionDevice } from '../src/agent/provision';
 import { createColdLoader } from '../src/cold';
 import { exposeCommands } from '../src/console/stubs';
-import { SHARED } from '../src/shared';
+import { sharedTable } from '../src/shared';
 import { createConfigStore } from '../src/config/store';
 import type { ConfigCodec } from '../src/config/store';
 import type { AgentConfig } from '../src/config/types';
@@ -126,7 +126,7 @@ async function main(): Promise<void> {
   const programFile = join(a.data, 'program.js');
   const built = await buildBundle({ outfile: programFile });
   const hp = createHostPlatform({ dataDir: simDir, ssid: SSID, print: (l) => console.log(`${clock()}  ${l}`), program: createFileProgram(programFile) });
-  const cold = createColdLoader({ program: hp.program, build: built.build, shared: SHARED });
+  const cold = createColdLoader({ program: hp.program, build: built.build, shared: sharedTable });
   // The config checker is cold code too, loaded as the board loads it.
   const codec = (): ConfigCodec | string => {
     const m = cold.load<ConfigCodec>('check');

@@ -6,7 +6,9 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { COLD_HEAD_MAX, COLD_MARK, MESSAGES } from '../src/cold';
 import { crc32 as crc32Range } from '../src/queue/crc32';
-import { SHARED } from '../src/shared';
+import { sharedTable } from '../src/shared';
+
+const SHARED = sharedTable();
 import { externalizeStrings, namesIn, STRINGS_PARAM, tableText } from './cold-strings';
 import { checkBundle } from './compat';
 import { MessageTable, messagesPlugin, READER, READER_STUB } from './messages';

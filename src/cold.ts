@@ -90,7 +90,8 @@ const WINDOW = 512;
 export function createColdLoader(o: {
   program: ProgramStore;
   build: string;
-  shared: Shared;
+  /** Made for each load and let go after it (src/shared.ts). */
+  shared: () => Shared;
   /**
    * Free heap now, in bytes (undefined: unknown). Running out of heap is not
    * an exception on the device: the engine stops. A module that would not
@@ -212,7 +213,7 @@ export function createColdLoader(o: {
       // The source goes before the module runs; only its bytecode stays.
       got = undefined;
       if (typeof make !== 'function') return { ok: false, error: 'cold code ' + name + ': not a module' + REFLASH };
-      return { ok: true, value: (make as (s: Shared, t: unknown) => T)(o.shared, strings) };
+      return { ok: true, value: (make as (s: Shared, t: unknown) => T)(o.shared(), strings) };
     },
   };
 }

@@ -8,7 +8,7 @@ import { exposeCommands } from './console/stubs';
 import { createKalumaPlatform } from './ports/kaluma/index';
 import { boot } from './runtime';
 import type { Runtime } from './runtime';
-import { SHARED } from './shared';
+import { sharedTable } from './shared';
 
 /** This build's id, set by scripts/build.ts; cold code of another build is refused. */
 declare const __BUILD__: string;
@@ -28,7 +28,7 @@ try {
     const a = rt && rt.agent() ? rt.config().agent.heapFloorBytes : 0;
     return free === undefined ? undefined : free - a;
   };
-  const cold = createColdLoader({ program: p.program, build: __BUILD__, shared: SHARED, room });
+  const cold = createColdLoader({ program: p.program, build: __BUILD__, shared: sharedTable, room });
   // The program's messages are on flash too (scripts/messages.ts): the
   // build put a stand-in reader in front of the program, this is the real one.
   const reader = (globalThis as unknown as { __m?: { r?: (i: number) => string } }).__m;

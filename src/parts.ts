@@ -7,7 +7,7 @@
 // and the console gets that heap; running the agent later takes a restart.
 import type { AgentPart } from './agent/part';
 import { FREES, TABLE } from './parts/table';
-import { SHARED } from './shared';
+import { sharedTable } from './shared';
 
 let agent: AgentPart | undefined;
 
@@ -15,7 +15,7 @@ let agent: AgentPart | undefined;
 export function agentPart(): AgentPart | undefined {
   const make = TABLE.agent;
   if (!agent && make) {
-    agent = make(SHARED);
+    agent = make(sharedTable());
     // The function's own code (its modules' start-up) is not needed again.
     if (FREES) TABLE.agent = undefined;
   }

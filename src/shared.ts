@@ -24,15 +24,22 @@ import { decodeUtf8, isUtf8 } from './utf8';
 
 export type Shared = Record<string, Record<string, unknown>>;
 
-export const SHARED: Shared = {
-  'agent/link': { createLink, LADDER, LINK_CHECK_MAX_MS },
-  board: { checkPin, DEFAULT_BOARD, getBoard },
-  'net/http': { createHttpClient },
-  'queue/crc32': { crc32 },
-  'service/client': { createServiceClient, devProblem, devSegments, guarded, maskSecret },
-  'service/http-date': { parseHttpDate, parseRetryAfter, RETRY_AFTER_CAP_MS },
-  'service/parse': { describeBody, errorSignal, pairsOf, parseWriteReply, rootName, shape, unescapeXml, xmlProblem },
-  'service/url': { apiPath, encodeSegment, parseBaseUrl },
-  'service/utf8': { codeAt, utf8, utf8Length },
-  utf8: { decodeUtf8, isUtf8 },
-};
+/**
+ * Made when asked for (a cold module's load, the agent part's start) and
+ * let go after: the table would otherwise take about 1 KB of heap for good,
+ * while the part and cold code keep only what they read from it.
+ */
+export function sharedTable(): Shared {
+  return {
+    'agent/link': { createLink, LADDER, LINK_CHECK_MAX_MS },
+    board: { checkPin, DEFAULT_BOARD, getBoard },
+    'net/http': { createHttpClient },
+    'queue/crc32': { crc32 },
+    'service/client': { createServiceClient, devProblem, devSegments, guarded, maskSecret },
+    'service/http-date': { parseHttpDate, parseRetryAfter, RETRY_AFTER_CAP_MS },
+    'service/parse': { describeBody, errorSignal, pairsOf, parseWriteReply, rootName, shape, unescapeXml, xmlProblem },
+    'service/url': { apiPath, encodeSegment, parseBaseUrl },
+    'service/utf8': { codeAt, utf8, utf8Length },
+    utf8: { decodeUtf8, isUtf8 },
+  };
+}

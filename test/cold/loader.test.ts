@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, type BuildResult } from '../../scripts/build';
 import { createFileProgram, noProgram } from '../../host/ports/program';
 import { COLD_HEAP_PER_BYTE, createColdLoader, freeAfterCollection, MESSAGES } from '../../src/cold';
-import { SHARED } from '../../src/shared';
+import { sharedTable } from '../../src/shared';
 import type { ProgramStore } from '../../src/ports/ports';
 
 let built: BuildResult;
@@ -41,7 +41,7 @@ describe('cold code loader', () => {
   });
 
   it('loads each module from the stored program and hands back what it exports', () => {
-    const cold = createColdLoader({ program: area(bytes), build: built.build, shared: SHARED });
+    const cold = createColdLoader({ program: area(bytes), build: built.build, shared: sharedTable });
     for (const c of built.cold.filter((x) => x.name !== MESSAGES)) {
       const m = cold.load<unknown>(c.name);
       // Console modules give a command runner; 'check' gives the config codec.
@@ -50,7 +50,7 @@ describe('cold code loader', () => {
   });
 
   it('reads the same bytes through the host port that npm start uses', () => {
-    const cold = createColdLoader({ program: createFileProgram(built.outfile), build: built.build, shared: SHARED });
+    const cold = createColdLoader({ program: createFileProgram(built.outfile), build: built.build, shared: sharedTable });
     const m = cold.load<unknown>('help');
     expect(m.ok).toBe(true);
   });
@@ -61,7 +61,7 @@ describe('cold code loader', () => {
     joined.set(pre);
     joined.set(bytes, pre.length);
     const p = area(joined);
-    const cold = createColdLoader({ program: p, build: built.build, shared: SHARED });
+    const cold = createColdLoader({ program: p, build: built.build, shared: sharedTable });
     expect(cold.load<unknown>('help').ok).toBe(true);
     const searching = p.reads;
     expect(cold.load<unknown>('state').ok).toBe(true);
@@ -71,19 +71,19 @@ describe('cold code loader', () => {
 
   it('says in one line that there is no stored program (a program run from a file)', () => {
     for (const program of [noProgram, area(new Uint8Array(0))]) {
-      const m = createColdLoader({ program, build: built.build, shared: SHARED }).load('help');
+      const m = createColdLoader({ program, build: built.build, shared: sharedTable }).load('help');
       expect(m).toEqual({ ok: false, error: 'cold code help: no program on flash to read it from (program run from a file?); flash the board again with ./flash.sh' });
     }
   });
 
   it('refuses a stored program without cold code', () => {
     const other = new TextEncoder().encode('print("another program");\n\0');
-    const m = createColdLoader({ program: area(other), build: built.build, shared: SHARED }).load('help');
+    const m = createColdLoader({ program: area(other), build: built.build, shared: sharedTable }).load('help');
     expect(m).toEqual({ ok: false, error: 'cold code help: the program on flash carries no cold code; flash the board again with ./flash.sh' });
   });
 
   it('refuses cold code of another build', () => {
-    const m = createColdLoader({ program: area(bytes), build: '0badc0de', shared: SHARED }).load('help');
+    const m = createColdLoader({ program: area(bytes), build: '0badc0de', shared: sharedTable }).load('help');
     expect(m).toEqual({ ok: false, error: `cold code help: the program on flash is build ${built.build}, this one is 0badc0de; flash the board again with ./flash.sh` });
   });
 
@@ -91,13 +91,13 @@ describe('cold code loader', () => {
     const bad = Uint8Array.from(bytes);
     const c = built.cold.find((x) => x.name === 'config')!;
     bad[c.offset + 100] = bad[c.offset + 100]! ^ 0x01;
-    const cold = createColdLoader({ program: area(bad), build: built.build, shared: SHARED });
+    const cold = createColdLoader({ program: area(bad), build: built.build, shared: sharedTable });
     expect(cold.load('config')).toEqual({ ok: false, error: 'cold code config: corrupt on flash (CRC); flash the board again with ./flash.sh' });
     expect(cold.load<unknown>('help').ok).toBe(true);
   });
 
   it('names a module the build does not have', () => {
-    expect(createColdLoader({ program: area(bytes), build: built.build, shared: SHARED }).load('nope')).toEqual({ ok: false, error: `cold code nope: build ${built.build} has no module nope` });
+    expect(createColdLoader({ program: area(bytes), build: built.build, shared: sharedTable }).load('nope')).toEqual({ ok: false, error: `cold code nope: build ${built.build} has no module nope` });
   });
 });
 
@@ -148,7 +148,7 @@ describe('a module that would not fit the heap', () => {
     const p = area(bytes);
     const help = built.cold.find((c) => c.name === 'help')!;
     const need = Math.ceil(COLD_HEAP_PER_BYTE * help.bytes);
-    const cold = createColdLoader({ program: p, build: built.build, shared: SHARED, room: () => need - 1 });
+    const cold = createColdLoader({ program: p, build: built.build, shared: sharedTable, room: () => need - 1 });
     const reads = p.reads;
     expect(cold.load('help')).toEqual({
       ok: false,
@@ -160,8 +160,8 @@ describe('a module that would not fit the heap', () => {
 
   it('loads when the room is there, or when the platform cannot tell', () => {
     const help = built.cold.find((c) => c.name === 'help')!;
-    expect(createColdLoader({ program: area(bytes), build: built.build, shared: SHARED, room: () => Math.ceil(COLD_HEAP_PER_BYTE * help.bytes) }).load<unknown>('help').ok).toBe(true);
-    expect(createColdLoader({ program: area(bytes), build: built.build, shared: SHARED, room: () => undefined }).load<unknown>('help').ok).toBe(true);
+    expect(createColdLoader({ program: area(bytes), build: built.build, shared: sharedTable, room: () => Math.ceil(COLD_HEAP_PER_BYTE * help.bytes) }).load<unknown>('help').ok).toBe(true);
+    expect(createColdLoader({ program: area(bytes), build: built.build, shared: sharedTable, room: () => undefined }).load<unknown>('help').ok).toBe(true);
   });
 });
 

@@ -6,7 +6,7 @@ import { buildBundle, type BuildResult } from '../../scripts/build';
 import { MessageTable, READER, takeMessages } from '../../scripts/messages';
 import { createColdLoader, MESSAGES } from '../../src/cold';
 import type { ProgramStore } from '../../src/ports/ports';
-import { SHARED } from '../../src/shared';
+import { sharedTable } from '../../src/shared';
 
 let built: BuildResult;
 let bytes: Uint8Array;
@@ -97,7 +97,7 @@ describe('the resident program\'s messages in a build', () => {
   });
 
   it('are read back whole by the loader, one at a time', () => {
-    const cold = createColdLoader({ program: area(bytes), build: built.build, shared: SHARED });
+    const cold = createColdLoader({ program: area(bytes), build: built.build, shared: sharedTable });
     expect(cold.messagesError()).toBeUndefined();
     expect(list.map((_, i) => cold.message(i))).toEqual(list);
     expect(cold.message(list.length)).toBe('#' + list.length);
@@ -108,13 +108,13 @@ describe('the resident program\'s messages in a build', () => {
     const m = built.cold.find((c) => c.name === MESSAGES)!;
     const flipped = new Uint8Array(bytes);
     flipped[m.offset + m.bytes - 3] = flipped[m.offset + m.bytes - 3]! ^ 0x02;
-    const bad = createColdLoader({ program: area(flipped), build: built.build, shared: SHARED });
+    const bad = createColdLoader({ program: area(flipped), build: built.build, shared: sharedTable });
     expect(bad.messagesError()).toBe('the messages are corrupt on flash (CRC); flash the board again with ./flash.sh');
     expect(bad.message(0)).toBe('#0');
-    const other = createColdLoader({ program: area(bytes), build: '0badc0de', shared: SHARED });
+    const other = createColdLoader({ program: area(bytes), build: '0badc0de', shared: sharedTable });
     expect(other.message(1)).toBe('#1');
     expect(other.messagesError()).toMatch(/^the program on flash is build [0-9a-f]{8}, this one is 0badc0de; flash the board again/);
-    const none = createColdLoader({ program: { read: () => undefined }, build: built.build, shared: SHARED });
+    const none = createColdLoader({ program: { read: () => undefined }, build: built.build, shared: sharedTable });
     expect(none.message(2)).toBe('#2');
     expect(none.messagesError()).toMatch(/^no program on flash/);
   });
