@@ -1,6 +1,6 @@
 // The boot sequence, in order, and the running agent's lifecycle:
-//   config (flash) -> boot counter / safe mode ->
-//   outbox -> console commands -> LED -> agent -> watchdog -> supervisor.
+//   config (flash) -> boot counter / safe mode -> console commands -> LED ->
+//   outbox (with the agent) -> agent -> watchdog -> supervisor.
 // It never throws: with no config, an invalid one or after rapid reboots it
 // stays in console-only mode and says what to do.
 import type { Agent } from './agent/agent';
@@ -20,11 +20,11 @@ import type { AgentConfig } from './config/types';
 import { isConfigured } from './config/defaults';
 import { createHttpClient } from './net/http';
 import type { Platform, TimerId } from './ports/ports';
-import { createMemoryOutbox } from './queue/memory';
-import { createOutbox } from './queue/outbox';
 import type { Outbox } from './queue/types';
 import { createServiceClient } from './service/client';
 import type { ServiceClient } from './service/client';
+import type { AgentPart } from './agent/part';
+import { OUTBOX_DIR } from './queue/dir';
 import { agentPart, releaseAgentPart } from './parts';
 
 export { VERSION } from './version';
@@ -45,7 +45,11 @@ export type Mode = 'running' | 'console-only' | 'safe';
 
 export interface Runtime {
   readonly p: Platform;
-  readonly queue: Outbox;
+  /**
+   * The outbox, opened with the agent's first start (its code is the
+   * agent's: src/parts.ts); undefined on a boot that has not run the agent.
+   */
+  queue(): Outbox | undefined;
   readonly state: BootState;
   readonly store: ConfigStore;
   mode(): Mode;
@@ -126,19 +130,6 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   log.info('pico-data-agent ' + VERSION + ' on ' + p.system.boardName() + ' ' + p.system.boardUid() + ', boot ' + state.bootId);
 
   p.watchdog.keepAlive();
-  let queue: Outbox | undefined;
-  try {
-    queue = createOutbox({ files: p.files, dir: 'q', maxBytes: config.agent.outboxBytes, log });
-  } catch (e) {
-    log.error('outbox: ' + String(e));
-  }
-  if (!queue) {
-    log.error('outbox: file store unusable; readings are kept in RAM only (200 at most)');
-    queue = createMemoryOutbox({ maxRecords: 200 });
-  }
-  const outbox = queue;
-
-  p.watchdog.keepAlive();
   let led: Led | undefined;
   try {
     led = createLed({ out: p.pins.led(), timers: p.timers });
@@ -157,6 +148,24 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   let everDelivered = false;
   let agentStartedAt = 0;
   let restarting: TimerId | undefined;
+  let outbox: Outbox | undefined;
+
+  /** Opens the outbox once, with the agent's code; RAM only when the file store is unusable. */
+  function openOutbox(code: AgentPart): Outbox {
+    if (outbox) return outbox;
+    p.watchdog.keepAlive();
+    try {
+      outbox = code.createOutbox({ files: p.files, dir: OUTBOX_DIR, maxBytes: config.agent.outboxBytes, log });
+    } catch (e) {
+      log.error('outbox: ' + String(e));
+    }
+    if (!outbox) {
+      log.error('outbox: file store unusable; readings are kept in RAM only (200 at most)');
+      outbox = code.createMemoryOutbox({ maxRecords: 200 });
+    }
+    p.watchdog.keepAlive();
+    return outbox;
+  }
 
   function show(m: Parameters<Led['show']>[0]): void {
     if (led) led.show(m);
@@ -248,7 +257,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       return;
     }
     const made = code.createAgent({
-      p, config, queue: outbox, bootId: state.bootId,
+      p, config, queue: openOutbox(code), bootId: state.bootId,
       onDelivered: (d) => {
         everDelivered = true;
         if (led) led.pulse();
@@ -275,7 +284,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
 
   const rt: Runtime = {
     p,
-    queue: outbox,
+    queue: () => outbox,
     state,
     store,
     mode: () => mode,
@@ -292,7 +301,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       const e = store.save(next);
       if (e) return e;
       config = next;
-      if (outbox.setMaxBytes) outbox.setMaxBytes(config.agent.outboxBytes);
+      if (outbox && outbox.setMaxBytes) outbox.setMaxBytes(config.agent.outboxBytes);
       pending = undefined;
       lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
       lkg.configChanged(p.clock.uptimeMs());

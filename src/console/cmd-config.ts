@@ -3,6 +3,8 @@
 // the editor (cold module 'config').
 import { describeConfig } from '../config/describe';
 import { mask } from '../config/schema';
+import type { FileStore } from '../ports/ports';
+import { OUTBOX_DIR } from '../queue/dir';
 import { VERSION } from '../version';
 import type { Commands, Ctx } from './shared';
 import { edit } from './shared';
@@ -24,7 +26,7 @@ export function stateCommands(c: Ctx): Commands {
     status() {
       const now = p.clock.uptimeMs();
       const a = rt.agent();
-      const q = rt.queue.stats();
+      const box = rt.queue();
       out('agent     ' + VERSION + ', ' + rt.mode() + ', boot ' + rt.state.bootId + ', up ' + ago(now));
       if (rt.why()) out('why       ' + rt.why());
       if (a) {
@@ -43,7 +45,10 @@ export function stateCommands(c: Ctx): Commands {
         if (u.lastError) out('last err  ' + u.lastError);
         else if (s.lastError) out('last err  ' + s.lastError);
       }
-      out('outbox    ' + q.depth + ' queued (' + q.bytes + ' B), dropped ' + q.dropped + ', rejected ' + q.rejected + (q.lastReject ? ' (' + q.lastReject + ')' : ''));
+      if (box) {
+        const q = box.stats();
+        out('outbox    ' + q.depth + ' queued (' + q.bytes + ' B), dropped ' + q.dropped + ', rejected ' + q.rejected + (q.lastReject ? ' (' + q.lastReject + ')' : ''));
+      } else out('outbox    ' + onFlash(p.files) + '; opens with the agent');
       const m = p.system.memory();
       if (m) out('heap      ' + m.heapUsed + ' of ' + m.heapTotal + ' B used, peak ' + m.heapPeak + ' B');
       out('safe mode ' + (rt.mode() === 'safe' ? 'YES: ' + rt.state.reason : 'no'));
@@ -85,6 +90,26 @@ export function stateCommands(c: Ctx): Commands {
       rt.restart('restart: reboot()');
     },
   };
+}
+
+/**
+ * What the outbox holds on flash, read from its files' sizes alone: before
+ * the agent runs, its code (and so the outbox) is not loaded (src/parts.ts).
+ * An upper bound: a segment may still hold records already acknowledged.
+ */
+function onFlash(files: FileStore): string {
+  let n = 0;
+  let bytes = 0;
+  try {
+    for (const f of files.list(OUTBOX_DIR)) {
+      if (!/^seg-\d{8}$/.test(f)) continue;
+      n++;
+      bytes += files.size(OUTBOX_DIR + '/' + f) || 0;
+    }
+  } catch (e) {
+    return 'not readable (' + String(e) + ')';
+  }
+  return n ? 'up to ' + bytes + ' B on flash (' + n + ' segment' + (n > 1 ? 's' : '') + ')' : 'nothing on flash';
 }
 
 export function configCommands(c: Ctx): Commands {

@@ -104,10 +104,21 @@ describe('status()', () => {
       'agent     0.1.0, console-only, boot 1, up 0 s',
       'why       not configured: set wifi.ssid, service.url, service.apiKey,',
       '  device.<name>',
-      'outbox    0 queued (0 B), dropped 0, rejected 0',
+      'outbox    nothing on flash; opens with the agent',
       'heap      40000 of 184312 B used, peak 40000 B',
       'safe mode no',
     ]);
+  });
+
+  it('in console-only mode tells what the outbox holds on flash from its files alone (the outbox opens with the agent)', () => {
+    const board = new Board();
+    board.files.mkdir('q');
+    board.files.write('q/seg-00000003', new Uint8Array(120));
+    board.files.write('q/seg-00000004', new Uint8Array(30));
+    board.files.write('q/cursor.tmp', new Uint8Array(9));
+    const b = board.boot();
+    expect(said(b, () => b.cmd.status!())).toContain('outbox    up to 150 B on flash (2 segments); opens with the agent');
+    expect(b.rt.queue()).toBeUndefined();
   });
 
   it('in safe mode says YES with the reason', () => {
