@@ -156,9 +156,8 @@ async function main(): Promise<void> {
       codec,
       checker: built.checker,
       onDelivered: (d) => {
-        const last = d.records[d.records.length - 1]!;
-        const body = d.records.length > 1 ? `${d.records.length} readings` : last.payload;
-        console.log(`${clock()}  delivered  ${d.device.padEnd(9)} seq ${String(last.seq).padStart(4)}  HTTP ${d.status}  ${body.slice(0, 90)}`);
+        const body = d.count > 1 ? `${d.count} readings` : d.body;
+        console.log(`${clock()}  delivered  ${d.device.padEnd(9)} seq ${String(d.lastSeq).padStart(4)}  HTTP ${d.status}  ${body.slice(0, 90)}`);
       },
     });
     exposeCommands(rt, cold);

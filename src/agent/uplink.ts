@@ -39,7 +39,11 @@ export interface UplinkStats {
 
 export interface Delivery {
   device: string;
-  records: QueueRecord[];
+  /** Records the write carried, and the last one's seq. */
+  count: number;
+  lastSeq: number;
+  /** What was sent: the stamped payload, or a JSON array of them. */
+  body: string;
   status: number;
 }
 
@@ -145,7 +149,13 @@ export function createUplink(o: {
       return pumpSoon();
     }
     const size = batchSize(dev);
-    const recs = size > 1 ? pickBatch(o.queue.peek(size), dev) : [head];
+    // The records are let go once their payloads are joined: only their
+    // count and last seq are needed while the write is under way (20
+    // decoded records of a drain batch are ~4 KB on the device's heap).
+    let recs: QueueRecord[] | undefined = size > 1 ? pickBatch(o.queue.peek(size), dev) : [head];
+    const n = recs.length;
+    const lastSeq = (recs[n - 1] as QueueRecord).seq;
+    const headSeq = head.seq;
     const blocked = o.canSend ? o.canSend() : undefined;
     if (blocked) {
       st.lastError = blocked;
@@ -158,6 +168,7 @@ export function createUplink(o: {
     }
     const droppedBefore = o.queue.stats().dropped;
     const body = payloadOf(dev, recs);
+    recs = undefined;
     const ref = { apiKey: o.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin };
     st.requests++;
     st.inFlightSinceMs = o.clock.uptimeMs();
@@ -169,29 +180,29 @@ export function createUplink(o: {
     st.bytesSent += r.bytesSent;
     if (stopped) return;
     if (r.kind === 'ok') {
-      const k = o.queue.stats().dropped === droppedBefore ? recs.length : stillQueued(recs);
-      if (k < recs.length) o.queue.undrop(recs.length - k);
+      const k = o.queue.stats().dropped === droppedBefore ? n : stillQueued(n, lastSeq);
+      if (k < n) o.queue.undrop(n - k);
       o.queue.ack(k);
       attempt = 0;
       singleOnly = false;
       st.sent++;
-      st.delivered += recs.length;
+      st.delivered += n;
       st.lastDeliveryMs = o.clock.uptimeMs();
       o.link.succeeded();
       o.time.fromHttpDate(r.date);
-      if (o.onDelivered) o.onDelivered({ device: dev.name, records: recs, status: r.status });
+      if (o.onDelivered) o.onDelivered({ device: dev.name, count: n, lastSeq, body, status: r.status });
       return pumpSoon();
     }
     st.lastError = r.reason;
     if (r.kind === 'reject') {
-      if (recs.length > 1) {
+      if (n > 1) {
         // One record of the batch may be the bad one: find it alone.
         singleOnly = true;
         return pumpSoon();
       }
-      if (o.queue.stats().dropped === droppedBefore || stillQueued(recs)) o.queue.reject(r.reason);
+      if (o.queue.stats().dropped === droppedBefore || stillQueued(n, lastSeq)) o.queue.reject(r.reason);
       st.rejected++;
-      o.log.error('uplink: seq ' + head.seq + ' rejected: ' + r.reason);
+      o.log.error('uplink: seq ' + headSeq + ' rejected: ' + r.reason);
       return pumpSoon();
     }
     st.retries++;
@@ -204,9 +215,8 @@ export function createUplink(o: {
   // While a request was in flight a full outbox may have dropped some of the
   // records it carried: only those still at the head are acknowledged, so a
   // newer record is never released unsent.
-  function stillQueued(recs: QueueRecord[]): number {
-    const last = (recs[recs.length - 1] as QueueRecord).seq;
-    const head = o.queue.peek(recs.length);
+  function stillQueued(n: number, last: number): number {
+    const head = o.queue.peek(n);
     let k = 0;
     while (k < head.length && (head[k] as QueueRecord).seq <= last) k++;
     return k;

@@ -117,6 +117,29 @@ describe('agent data path', () => {
     expect(asked.filter((n) => n > 20)).toEqual([]);
   });
 
+  it('reports each delivery with the count of records, the last seq and the body as sent (the records themselves are let go before the write)', async () => {
+    const cfg = testConfig();
+    cfg.devices = [{ ...cfg.devices[1]!, batch: 5 }];
+    const time = createFakeTime();
+    const p = createTestPlatform({ time });
+    const queue = createMemoryOutbox({ maxRecords: 10000 });
+    let failing = true;
+    const fw = createFakeWriter(() => (failing ? { kind: 'retry', reason: 'down', bytesSent: 0 } : { kind: 'ok', status: 200, bytesSent: 0 }));
+    const got: { device: string; count: number; lastSeq: number; body: string; status: number }[] = [];
+    const made = createAgent({ p, config: cfg, queue, bootId: 1, writer: fw.writer, onDelivered: (d) => got.push(d) });
+    if (!made.ok) throw new Error(made.error);
+    made.agent.start();
+    await time.advance(65000);
+    failing = false;
+    await time.advance(300000);
+    made.agent.stop();
+    expect(got[0]).toEqual({ device: cfg.devices[0]!.name, count: 5, lastSeq: 5, body: fw.delivered[0]!.body, status: 200 });
+    expect((JSON.parse(got[0]!.body) as { seq: number }[]).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
+    const single = got.find((d) => d.count === 1);
+    expect(single).toBeDefined();
+    expect(seqOf(single!.body)).toBe(single!.lastSeq);
+  });
+
   it('stamps readings taken before the clock was known once the Date header arrives', async () => {
     const { time, agent, writes } = setup(testConfig(), (_w, n) => ({
       kind: 'ok', status: 200, bytesSent: 0, date: n === 1 ? 'Sun, 22 Nov 2026 08:05:00 GMT' : undefined,
