@@ -197,7 +197,7 @@ const service: Peer = {
     c.fin();
   },
 };
-const net = createKalumaNet({ timers: { after: (ms: number, cb: () => void) => void setTimeout(cb, ms) } as unknown as KalumaTimers, peer: service, latencyMs: 2 });
+const net = createKalumaNet({ timers: { after: (ms: number, cb: () => void) => void setTimeout(cb, ms) } as unknown as KalumaTimers, peer: service, latencyMs: 2, keepReceived: false });
 net.dns = B.hosts;
 // socket() asks the link at the moment it is called.
 Object.defineProperty(net.link, 'up', { get: linkUp, set: () => undefined });

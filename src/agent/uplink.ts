@@ -148,14 +148,6 @@ export function createUplink(o: {
       st.rejected++;
       return pumpSoon();
     }
-    const size = batchSize(dev);
-    // The records are let go once their payloads are joined: only their
-    // count and last seq are needed while the write is under way (20
-    // decoded records of a drain batch are ~4 KB on the device's heap).
-    let recs: QueueRecord[] | undefined = size > 1 ? pickBatch(o.queue.peek(size), dev) : [head];
-    const n = recs.length;
-    const lastSeq = (recs[n - 1] as QueueRecord).seq;
-    const headSeq = head.seq;
     const blocked = o.canSend ? o.canSend() : undefined;
     if (blocked) {
       st.lastError = blocked;
@@ -166,6 +158,19 @@ export function createUplink(o: {
       st.lastError = 'Wi-Fi link down: ' + o.link.stats().lastStep;
       return later(backoffMs(++attempt, o.backoff.baseMs, Math.min(o.backoff.capMs, LINK_CHECK_MAX_MS), random));
     }
+    // The batch is read once the link is up, not before: joining Wi-Fi can
+    // take many seconds, and the records (20 decoded ones are ~4 KB on the
+    // device's heap) would sit there all that time. A head that went away
+    // meanwhile (a full outbox drops the oldest) starts the choice over.
+    const size = batchSize(dev);
+    let recs: QueueRecord[] | undefined = size > 1 ? pickBatch(o.queue.peek(size), dev) : [head];
+    const first = recs[0];
+    if (!first || first.seq !== head.seq) return pumpSoon();
+    // They are let go once their payloads are joined: only their count and
+    // last seq are needed while the write is under way.
+    const n = recs.length;
+    const lastSeq = (recs[n - 1] as QueueRecord).seq;
+    const headSeq = head.seq;
     const droppedBefore = o.queue.stats().dropped;
     const body = payloadOf(dev, recs);
     recs = undefined;

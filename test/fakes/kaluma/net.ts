@@ -121,7 +121,12 @@ const latin1 = (s: string): Uint8Array => {
   return b;
 };
 
-export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs?: number }): KalumaNet {
+/**
+ * `keepReceived`: false drops what each connection received once the peer
+ * had it (a heap bench's stand-in, whose own copies would count in every
+ * figure); `received` stays empty then.
+ */
+export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs?: number; keepReceived?: boolean }): KalumaNet {
   const lat = o.latencyMs ?? 1;
   const t = o.timers;
   const slots: Slot[] = Array.from({ length: SLOTS }, () => ({ fd: -1, state: CLOSED, pcb: undefined, stale: undefined, tried: false, obj: undefined, conn: undefined }));
@@ -334,7 +339,7 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
           if (c && data.length) {
             const bytes = latin1(data);
             t.after(lat, () => {
-              c.received.push(bytes);
+              if (o.keepReceived !== false) c.received.push(bytes);
               o.peer.data?.(c, bytes);
             });
           }
