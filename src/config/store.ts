@@ -15,6 +15,7 @@
 
 import type { FileStore, Log } from '../ports/ports';
 import { crc32 } from '../queue/crc32';
+import { utf8, utf8Length } from '../service/utf8';
 import { decodeUtf8 } from '../utf8';
 import { defaultConfig } from './defaults';
 import type { AgentConfig } from './types';
@@ -47,6 +48,8 @@ export interface ConfigStore {
   loadLastKnownGood(): AgentConfig | undefined;
 }
 
+/** Bytes read at a time when comparing the last-known-good copy on flash. */
+const LKG_WINDOW = 512;
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const hex = (n: number): string => n.toString(16);
 const encode = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -66,6 +69,31 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
   const readText = (p: string): string | undefined => {
     const bytes = files.read(p);
     return bytes === undefined ? undefined : decodeUtf8(bytes);
+  };
+
+  /** The configuration (and saved text) last known to be the last-known-good copy on flash. */
+  let lkgOf: AgentConfig | undefined;
+  let lkgSaved: string | undefined;
+
+  /** True when file `p` holds exactly the UTF-8 of `s`: read a window at a time, no copy of either. */
+  const storedAs = (p: string, s: string): boolean => {
+    const size = files.size(p);
+    if (size === undefined || size !== utf8Length(s)) return false;
+    let at = 0;
+    let w: Uint8Array = new Uint8Array(0);
+    let i = 0;
+    let same = true;
+    utf8(s, (b) => {
+      if (!same) return;
+      if (i === w.length) {
+        at += w.length;
+        w = files.readAt(p, at, Math.min(LKG_WINDOW, size - at));
+        i = 0;
+        if (!w.length) return void (same = false);
+      }
+      if (w[i++] !== b) same = false;
+    });
+    return same;
   };
 
   const writeAtomic = (p: string, s: string): string | undefined => {
@@ -170,15 +198,23 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
       return r.ok ? store(text, r.config) : path + ': not saved (' + r.errors.join('; ') + ')';
     },
     saveLastKnownGood(c) {
-      if (current === undefined) return undefined;
+      // Asked after every delivery: once this configuration is known to be
+      // on flash, nothing is made again (the copy and its comparison took
+      // ~12 KB of heap at once on the device's engine, per delivery).
+      if (current === undefined || (c === lkgOf && current === lkgSaved)) return undefined;
       const s = JSON.stringify({ saved: current, config: c });
-      let stored: string | undefined;
+      let same = false;
       try {
-        stored = readText(lkgPath);
+        same = storedAs(lkgPath, s);
       } catch {
-        stored = undefined;
+        same = false;
       }
-      return s === stored ? undefined : writeAtomic(lkgPath, s);
+      const e = same ? undefined : writeAtomic(lkgPath, s);
+      if (!e) {
+        lkgOf = c;
+        lkgSaved = current;
+      }
+      return e;
     },
     loadLastKnownGood() {
       try {

@@ -199,6 +199,24 @@ describe('last known good', () => {
     expect(files.paths().sort()).toEqual(['config.json', 'config.lkg.json', 'config.ok']);
   });
 
+  it('once a configuration is known to be on flash as last-known-good, asking again reads and writes nothing (it is asked after every delivery)', () => {
+    const files = createMemoryFileStore();
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
+    const cfg = sample();
+    store.save(cfg);
+    expect(store.saveLastKnownGood(cfg)).toBeUndefined();
+    const reads = files.counts.reads;
+    const writes = files.counts.writes;
+    for (let i = 0; i < 5; i++) expect(store.saveLastKnownGood(cfg)).toBeUndefined();
+    expect([files.counts.reads - reads, files.counts.writes - writes]).toEqual([0, 0]);
+    // A fresh boot's store finds the same copy on flash by comparing, without writing it again.
+    const next = createConfigStore({ codec: () => CODEC, checker: 'test', files });
+    next.load();
+    const w2 = files.counts.writes;
+    expect(next.saveLastKnownGood(next.load().config)).toBeUndefined();
+    expect(files.counts.writes - w2).toBe(0);
+  });
+
   it('going back puts the saved form back too, so the board boots on it without the checker', () => {
     const files = createMemoryFileStore();
     const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
