@@ -60,6 +60,20 @@ async function splitServer(t: Tap, pieces: () => Uint8Array[]): Promise<RawServe
 
 const DATE = 'Sun, 22 Nov 2026 08:05:00 GMT';
 
+/** A server that keeps the whole request body as text (read as `encoding`), then answers empty. */
+async function bodyServer(encoding: BufferEncoding): Promise<{ port: number; body: () => string }> {
+  let received = '';
+  const port = await serveHttp((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (d: Buffer) => parts.push(d));
+    req.on('end', () => {
+      received = Buffer.concat(parts).toString(encoding);
+      res.end();
+    });
+  });
+  return { port, body: () => received };
+}
+
 describe('request bytes', () => {
   it('sends only the request line and Host for a GET', async () => {
     let seen = '';
@@ -106,18 +120,10 @@ describe('request bytes', () => {
 
   it('hands a large request to the socket port whole: cutting it into driver writes is the port\'s job', async () => {
     const body = 'x'.repeat(5000) + 'é';
-    let received = '';
-    const port = await serveHttp((req, res) => {
-      const parts: Buffer[] = [];
-      req.on('data', (d: Buffer) => parts.push(d));
-      req.on('end', () => {
-        received = Buffer.concat(parts).toString('utf8');
-        res.end();
-      });
-    });
+    const { port, body: got } = await bodyServer('utf8');
     const { http, t } = client();
     const r = response(await http.request({ ...get(port, '/p'), method: 'POST', body }));
-    expect(received).toBe(body);
+    expect(got()).toBe(body);
     const head = `POST /p HTTP/1.0\r\nHost: 127.0.0.1:${port}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 5002\r\n\r\n`;
     const total = head.length + 5002;
     expect(r.bytesSent).toBe(total);
@@ -127,18 +133,10 @@ describe('request bytes', () => {
 
   it('hands a large ASCII request to the socket port whole as a string, and the server gets every byte', async () => {
     const body = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ seq: i, temp: 21.5, unit: 'C' })));
-    let received = '';
-    const port = await serveHttp((req, res) => {
-      const parts: Buffer[] = [];
-      req.on('data', (d: Buffer) => parts.push(d));
-      req.on('end', () => {
-        received = Buffer.concat(parts).toString('latin1');
-        res.end();
-      });
-    });
+    const { port, body: got } = await bodyServer('latin1');
     const { http, t } = client();
     const r = response(await http.request({ ...get(port, '/p'), method: 'POST', body, contentType: 'application/json' }));
-    expect(received).toBe(body);
+    expect(got()).toBe(body);
     const head = `POST /p HTTP/1.0\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
     expect(r.bytesSent).toBe(head.length + body.length);
     expect(t.writes).toEqual([head.length + body.length]);
