@@ -170,7 +170,7 @@ export async function engineHeap(): Promise<Row[]> {
     const before = same.filter((m) => markAt(out, r.marks.indexOf(m)) < back);
     const pBefore = before.length ? before[before.length - 1]!.peak : NaN;
     const end = r.marks[r.marks.length - 1];
-    const q = /outbox +(\d+) queued \((\d+) B\), dropped (\d+)/.exec(out.slice(Math.max(back, 0)));
+    const q = /@APBACK t=\d+ records=(-?\d+) bytes=(\d+) dropped=(\d+)/.exec(out);
     const dr = /@DRAINED t=(\d+) writes=(\d+) records=(\d+)/.exec(out);
     const tBack = /@APBACK t=(\d+)/.exec(out);
     const allBefore = r.marks.filter((_, i) => markAt(out, i) < back);
@@ -205,7 +205,7 @@ export async function engineHeap(): Promise<Row[]> {
       result,
       `${drain.note || engineName(r)}; the reference sensors (3 every 1 s) and only the JSON device with batch 20 (records of several devices interleave in the outbox and a batch takes consecutive ones, so with all three devices every write carries 1); ` +
         `AP invisible for 1 h of program clock, which runs ${DRAIN_SPEED}× real time (millis() scaled in the stand-in; every program timer reads it) so the outage takes ${OUTAGE_MS / DRAIN_SPEED / 1000} s; ` +
-        `the agent rebooted itself ${r.boots - 1} time(s) during the outage (link supervision; watchdog reset, the same program restarted on the same flash, outbox kept); backlog = status() when the agent first sees the AP again; ` +
+        `the agent rebooted itself ${r.boots - 1} time(s) during the outage (link supervision; watchdog reset, the same program restarted on the same flash, outbox kept); backlog = what the outbox's files hold (cursor and segment sizes, read by the stand-in) when the agent first sees the AP again (status() there would load a cold module into the drain's figure); ` +
         `harm ${end ? end.harm : '?'}; ${standInNote}`,
     );
   }
