@@ -7,8 +7,6 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { COLD_HEAD_MAX, COLD_MARK, MESSAGES } from '../src/cold';
 import { crc32 as crc32Range } from '../src/queue/crc32';
 import { sharedTable } from '../src/shared';
-
-const SHARED = sharedTable();
 import { externalizeStrings, namesIn, STRINGS_PARAM, tableText } from './cold-strings';
 import { checkBundle } from './compat';
 import { MessageTable, messagesPlugin, READER, READER_STUB } from './messages';
@@ -115,6 +113,10 @@ function inputsOf(meta: Metafile): { path: string; bytes: number }[] {
   const out = Object.values(meta.outputs)[0];
   return out ? Object.entries(out.inputs).map(([path, v]) => ({ path, bytes: v.bytesInOutput })).sort((a, b) => b.bytes - a.bytes) : [];
 }
+
+const SHARED = sharedTable();
+/** True for a module the resident program hands out through its shared table (src/shared.ts). */
+const isShared = (path: string): boolean => path.replace(/^src\/|\.ts$/g, '') in SHARED;
 
 /** The name a cold module's code reads the resident program's shared modules under (src/shared.ts). */
 const SHARED_PARAM = '__shared';
@@ -265,15 +267,18 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   // The reader is a global: the program must not have a name of its own that shadows it.
   const draftText = (draft.outputFiles?.[0]?.text ?? '').slice(READER_STUB.length).split(`${READER}(`).join('');
   if (new RegExp(`(^|[^\\w$.])${READER}\\b`).test(draftText)) throw new Error(`the resident program names ${READER} itself, the messages' reader: rename it`);
-  const leaked = inputsOf(r.metafile as Metafile).filter((i) => COLD_ONLY.some((c) => i.path.startsWith(c)));
+  const inputs = inputsOf(r.metafile as Metafile);
+  const leaked = inputs.filter((i) => COLD_ONLY.some((c) => i.path.startsWith(c)));
   if (leaked.length) throw new Error(`cold code imported by the resident program: ${leaked.map((i) => i.path).join(', ')}; reach it through the cold loader (src/cold.ts) instead`);
   // A module in both a part and the rest of the program would run twice, with
   // two states: the part must take it from the shared table instead.
-  const kernel = new Set(inputsOf(r.metafile as Metafile).map((i) => i.path));
-  for (const [i, part] of parts.entries()) {
-    const twice = part.inputs.filter((x) => kernel.has(x.path) && !(x.path.replace(/^src\/|\.ts$/g, '') in SHARED)).map((x) => x.path);
+  const kernel = new Set(inputs.map((i) => i.path));
+  const partInfo = parts.map((part, i) => {
+    const own = part.inputs.filter((x) => x.bytes > 0 && !isShared(x.path));
+    const twice = own.filter((x) => kernel.has(x.path)).map((x) => x.path);
     if (twice.length) throw new Error(`part '${partNames[i]}' and the rest of the resident program both carry ${twice.join(', ')}: list it in src/shared.ts`);
-  }
+    return { name: partNames[i] as string, bytes: part.text.length, inputs: own };
+  });
   writeFileSync(outfile, section + residentText);
   writeFileSync(outfile.replace(/\.js$/, '.meta.json'), JSON.stringify(r.metafile));
   const manifest = {
@@ -295,8 +300,7 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   }
   return {
     outfile, bytes: section.length + residentText.length, residentBytes: residentText.length, coldBytes: section.length,
-    build: buildId, checker, cold, budgetBytes, residentBudgetBytes, inputs: inputsOf(r.metafile as Metafile),
-    parts: parts.map((x, i) => ({ name: partNames[i] as string, bytes: x.text.length, inputs: x.inputs.filter((y) => y.bytes > 0 && !(y.path.replace(/^src\/|\.ts$/g, '') in SHARED)) })),
+    build: buildId, checker, cold, budgetBytes, residentBudgetBytes, inputs, parts: partInfo,
   };
 }
 
