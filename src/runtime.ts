@@ -25,10 +25,9 @@ import { createServiceClient } from './service/client';
 import type { ServiceClient } from './service/client';
 import type { AgentPart } from './agent/part';
 import { OUTBOX_DIR } from './queue/dir';
+import { VERSION } from './version';
 import { agentPart, releaseAgentPart } from './parts';
 
-export { VERSION } from './version';
-import { VERSION } from './version';
 /** A boot that lives this long is healthy: the rapid-reboot counter starts again. */
 export const HEALTHY_AFTER_MS = 120000;
 const TICK_MS = 5000;

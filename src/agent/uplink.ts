@@ -170,7 +170,6 @@ export function createUplink(o: {
     // last seq are needed while the write is under way.
     const n = recs.length;
     const lastSeq = (recs[n - 1] as QueueRecord).seq;
-    const headSeq = head.seq;
     const droppedBefore = o.queue.stats().dropped;
     const body = payloadOf(dev, recs);
     recs = undefined;
@@ -207,7 +206,7 @@ export function createUplink(o: {
       }
       if (o.queue.stats().dropped === droppedBefore || stillQueued(n, lastSeq)) o.queue.reject(r.reason);
       st.rejected++;
-      o.log.error('uplink: seq ' + headSeq + ' rejected: ' + r.reason);
+      o.log.error('uplink: seq ' + head.seq + ' rejected: ' + r.reason);
       return pumpSoon();
     }
     st.retries++;
