@@ -16,7 +16,7 @@
 // is in that clock; so are the t= of the marks. The network's latency stays
 // real (2 ms a step), so a request looks slower to the program.
 import { readdir, readFile, stat, writeFile } from 'fs';
-import { OUTBOX_DIR } from '../../src/queue/dir';
+import { OUTBOX_DIR, SEGMENT } from '../../src/queue/dir';
 import { createKalumaNet, type Peer, type PeerConn } from '../../test/fakes/kaluma/net';
 import type { KalumaTimers } from '../../test/fakes/kaluma/timers';
 
@@ -95,7 +95,7 @@ function backlog(): string {
     const c = JSON.parse(text) as { s: number; o: number; n: number; d: number; r: number };
     let bytes = 0;
     for (const f of fs.readdir('/' + OUTBOX_DIR)) {
-      const id = /^seg-\d{8}$/.test(f) ? +f.slice(4) : -1;
+      const id = SEGMENT.test(f) ? +f.slice(4) : -1;
       if (id >= c.s) bytes += fs.stat('/' + OUTBOX_DIR + '/' + f).size - (id === c.s ? c.o : 0);
     }
     return 'records=' + (c.n - 1 - records - c.d - c.r) + ' bytes=' + bytes + ' dropped=' + c.d;

@@ -4,7 +4,7 @@
 import { describeConfig } from '../config/describe';
 import { mask } from '../config/schema';
 import type { FileStore } from '../ports/ports';
-import { OUTBOX_DIR } from '../queue/dir';
+import { OUTBOX_DIR, SEGMENT } from '../queue/dir';
 import { VERSION } from '../version';
 import type { Commands, Ctx } from './shared';
 import { edit } from './shared';
@@ -102,7 +102,7 @@ function onFlash(files: FileStore): string {
   let bytes = 0;
   try {
     for (const f of files.list(OUTBOX_DIR)) {
-      if (!/^seg-\d{8}$/.test(f)) continue;
+      if (!SEGMENT.test(f)) continue;
       n++;
       bytes += files.size(OUTBOX_DIR + '/' + f) || 0;
     }
