@@ -38,7 +38,7 @@
 
 import type { FileStore, Log } from '../ports/ports';
 import { decodeUtf8 } from '../utf8';
-import { checkFrame, decodeFrame, encodeFrame, frameSeq, frameSize } from './frame';
+import { FRAME_HEADER, checkFrame, decodeFrame, encodeFrame, frameSeq, frameSize } from './frame';
 import type { Outbox, OutboxRecord, OutboxStats } from './types';
 
 export interface FileOutboxOptions {
@@ -162,12 +162,20 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       let p = rest;
       let m = s.n;
       if (m > k - done || rest > bytes) {
-        // Only part of this segment goes: walk its frame lengths.
-        const b = files.readAt(name(s.id), headOff, rest);
+        // Only part of this segment goes: walk its frame lengths, a window
+        // at a time. Reading the rest of the segment at once put up to 4 KB
+        // (and the file layer's own copy) on the device's heap at every
+        // delivery.
+        let b: Uint8Array | undefined;
+        let from = 0;
         p = 0;
         m = 0;
         while (m < k - done && p < bytes && p < rest) {
-          p += frameSize(b, p) || rest;
+          if (!b || p + FRAME_HEADER > from + b.length) {
+            from = p;
+            b = files.readAt(name(s.id), headOff + p, Math.min(rest - p, PEEK_WINDOW));
+          }
+          p += frameSize(b, p - from) || rest;
           m++;
         }
       }

@@ -25,6 +25,31 @@ describe('outbox over the memory file store', () => {
     expect(r1.seq).toBe(1);
   });
 
+  it('acknowledges by reading frame lengths a window at a time, never the rest of a segment', () => {
+    const files = createMemoryFileStore();
+    const reads: number[] = [];
+    const watched: FileStore = {
+      ...files,
+      readAt: (p, offset, length) => {
+        reads.push(length);
+        return files.readAt(p, offset, length);
+      },
+    };
+    const ob = open(watched, { segmentBytes: 64 * 1024 });
+    // Records of ~100 B and some of ~1.5 KB (bigger than a window) in one segment.
+    const made = Array.from({ length: 40 }, (_, i) => pushNext(ob, (seq) => rec(seq, (i % 9 === 4 ? 'x'.repeat(1500) : 'v'.repeat(90)) + seq)));
+    expect(segments(files)).toHaveLength(1);
+    reads.length = 0;
+    ob.ack(1);
+    ob.ack(7);
+    ob.ack(20);
+    expect(Math.max(...reads)).toBeLessThanOrEqual(512);
+    expect(seqs(ob.peek(3))).toEqual(seqs(made.slice(28, 31)));
+    // The cursor saved says the same after a restart.
+    expect(seqs(open(files).peek(3))).toEqual(seqs(made.slice(28, 31)));
+    expect(ob.stats().depth).toBe(12);
+  });
+
   it('starts a new segment after a failed append', () => {
     const files = createMemoryFileStore();
     const lines: string[] = [];
