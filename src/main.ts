@@ -37,7 +37,12 @@ try {
     const why = cold.messagesError();
     if (why) console.error('messages: ' + why + '; log lines show #<number> in their place');
   }
-  const codec = (): ConfigCodec | string => {
+  // During the boot, a saved config not checked yet (the first boot after it
+  // was flashed) is left for later: the checker's load needs the heap that
+  // the agent's code and the program's top level hold until the boot returns
+  // (src/parts.ts). The runtime checks it then, and restarts into the agent.
+  const codec = (): ConfigCodec | string | undefined => {
+    if (!held.rt) return undefined;
     const m = cold.load<ConfigCodec>('check');
     return m.ok ? m.value : m.error;
   };

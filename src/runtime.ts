@@ -379,11 +379,34 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     mode = 'safe';
     why = state.reason;
     show('safe');
+  } else if (loaded.unchecked) {
+    why = 'checking the saved configuration; the agent starts after a restart';
   } else if (!loaded.errors.length) {
     startAgent();
     state.record('running');
   } else {
     why = 'saved configuration invalid (see the errors above); fix with set() and save()';
+  }
+  if (loaded.unchecked) {
+    // The first boot after a new config was flashed: the checker was not to
+    // be loaded during the boot (src/main.ts). It runs once the boot is done,
+    // with the agent's code let go (below); a complete config then restarts
+    // the board into the agent, with the checked form on flash.
+    p.timers.setTimeout(() => {
+      const again = store.load();
+      if (mode === 'safe' || maintenance) {
+        if (again.source === 'file') config = again.config;
+        return;
+      }
+      if (again.source === 'file') {
+        config = again.config;
+        lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
+        startAgent();
+      } else {
+        why = 'saved configuration invalid (see the errors above); fix with set() and save()';
+      }
+      log.info('agent: console only: ' + why);
+    }, 0);
   }
   if (rt.mode() !== 'running') {
     // The agent's code is not needed before a save or resume(), and those

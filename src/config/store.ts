@@ -30,13 +30,16 @@ export interface ConfigCodec {
 }
 
 /** The codec, or why it cannot be had (cold code missing or damaged). */
-export type CodecSource = () => ConfigCodec | string;
+/** The checker, or why it is unavailable; undefined: not now (load() then reports the file as unchecked). */
+export type CodecSource = () => ConfigCodec | string | undefined;
 
 export interface LoadedConfig {
   config: AgentConfig;
   source: 'file' | 'defaults';
   /** What is wrong with the saved file: the agent then runs the console only. */
   errors: string[];
+  /** The saved file needs the checker, which was not to be loaded now: load() again later. */
+  unchecked?: true;
 }
 
 export interface ConfigStore {
@@ -161,8 +164,9 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
       if (saved && text === undefined) errors.push(path + ': not UTF-8 text');
       if (saved && text !== undefined) {
         config = checked(saved);
-        if (!config) {
-          const codec = o.codec();
+        const codec = config ? undefined : o.codec();
+        if (!config && !codec) return { config: defaultConfig(), source: 'defaults', errors, unchecked: true };
+        if (!config && codec) {
           if (typeof codec === 'string') errors.push(path + ': not checked yet, and the checker is unavailable (' + codec + ')');
           else {
             let raw: unknown;
@@ -191,7 +195,7 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
     },
     save(c) {
       const codec = o.codec();
-      if (typeof codec === 'string') return path + ': not saved (' + codec + ')';
+      if (!codec || typeof codec === 'string') return path + ': not saved (' + (codec || 'the checker is not available yet') + ')';
       // What is kept as checked is what a boot would make of the saved text.
       const text = codec.text(c);
       const r = codec.check(JSON.parse(text));

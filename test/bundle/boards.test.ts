@@ -32,12 +32,16 @@ describe('one board per bundle', () => {
     expect(k.out).toContain('board = pico2-w');
   });
 
-  it('refuses a configuration for the other board, saying which build to flash', () => {
+  it('refuses a configuration for the other board, saying which build to flash', async () => {
     const cfg = testConfig('http://192.168.1.10:8080');
     cfg.board = 'pico2-w';
     const k = createKalumaSim({ files: new Map([['/config.json', new TextEncoder().encode(JSON.stringify(toSaved(cfg)))]]), program: new TextEncoder().encode(built['pico-w']!.code) });
     k.run(built['pico-w']!.code);
+    // The check runs once the boot is done (the first boot after a config is flashed).
+    await k.advance(2000);
     expect(k.errors).toContain('config: board: this build is for pico-w; flash the pico2-w build (npm run build -- --board pico2-w)');
+    expect(k.out).toContain('agent: console only: saved configuration invalid (see the errors above); fix with set() and save()');
+    expect(k.resets).toBe(0);
     expect(k.requests).toEqual([]);
   });
 });

@@ -282,3 +282,16 @@ export function createKalumaSim(o: {
     },
   };
 }
+
+/**
+ * The first boot after a config was flashed: the bundle checks the config once
+ * its boot is done (the checker needs the heap the boot holds), writes the
+ * checked form and restarts the board. Returns that boot, stopped by its
+ * restart; its `files` are what the next boot finds.
+ */
+export async function firstBoot(bundle: string, files: Map<string, Uint8Array>): Promise<KalumaSim> {
+  const first = createKalumaSim({ files, program: new TextEncoder().encode(bundle) });
+  first.run(bundle);
+  await first.advance(2000);
+  return first;
+}

@@ -38,6 +38,22 @@ describe('load and save', () => {
     expect(store.load()).toEqual({ config: defaultConfig(), source: 'defaults', errors: [] });
   });
 
+  it('leaves a file that needs the checker for later when the checker is not to be loaded now, and says nothing yet', () => {
+    const files = createMemoryFileStore();
+    createConfigStore({ codec: () => CODEC, checker: 'old', files }).save(sample());
+    let now = false;
+    const log = fakeLog();
+    const store = createConfigStore({ codec: () => (now ? CODEC : undefined), checker: 'test', files, log });
+    expect(store.load()).toEqual({ config: defaultConfig(), source: 'defaults', errors: [], unchecked: true });
+    expect(log.lines).toEqual([]);
+    expect(store.save(sample())).toBe('config.json: not saved (the checker is not available yet)');
+    now = true;
+    expect(store.load()).toEqual({ config: sample(), source: 'file', errors: [] });
+    // Checked once: the next boot needs no checker at all.
+    now = false;
+    expect(store.load()).toEqual({ config: sample(), source: 'file', errors: [] });
+  });
+
   it('reloads exactly what was saved', () => {
     const files = createMemoryFileStore();
     const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });

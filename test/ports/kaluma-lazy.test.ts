@@ -17,7 +17,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, KALUMA_MODULES } from '../../scripts/build';
 import { toSaved } from '../../src/config/saved';
 import type { Platform } from '../../src/ports/ports';
-import { createKalumaSim } from '../bundle/kaluma-sim';
+import { createKalumaSim, firstBoot } from '../bundle/kaluma-sim';
 import { testConfig } from '../fakes/config';
 import { createKalumaNet, createKalumaRadio } from '../fakes/kaluma/net';
 import { createKalumaTimers } from '../fakes/kaluma/timers';
@@ -156,7 +156,9 @@ describe('the device bundle: never requires net, wifi, events or stream', () => 
   it('joins, delivers, rides out an access point outage and a radio reset, asking only for the modules it uses', async () => {
     const bundle = readFileSync((await buildBundle({ outfile: 'dist/lazy-agent.js' })).outfile, 'utf8');
     const cfg = testConfig('http://192.168.1.10:8080');
-    const k = createKalumaSim({ files: new Map([['/config.json', new TextEncoder().encode(JSON.stringify(toSaved(cfg)))]]), program: new TextEncoder().encode(bundle) });
+    const first = await firstBoot(bundle, new Map([['/config.json', new TextEncoder().encode(JSON.stringify(toSaved(cfg)))]]));
+    expect(first.resets).toBe(1);
+    const k = createKalumaSim({ files: first.files, program: new TextEncoder().encode(bundle) });
     k.run(bundle);
     await k.advance(60000);
     k.wifi.ap = false;

@@ -250,6 +250,68 @@ describe('boot with a full configuration', () => {
   });
 });
 
+describe('a config not checked yet, with the checker left for after the boot (the device entry)', () => {
+  // The device entry hands out no checker while the boot runs: loading it
+  // then would need the heap the boot holds. The runtime checks once booted.
+  const later = (): { codec: () => typeof CODEC | undefined; booted(): void } => {
+    let now = false;
+    return { codec: () => (now ? CODEC : undefined), booted: () => void (now = true) };
+  };
+
+  it('says so at boot, checks the config right after and starts the agent with it', async () => {
+    const board = new Board();
+    board.save(await provisioned(service.svc.url, testConfig()));
+    board.files.remove('config.ok');
+    const c = later();
+    const b = board.boot({ codec: c.codec });
+    c.booted();
+    expect(b.rt.mode()).toBe('console-only');
+    expect(b.rt.why()).toBe('checking the saved configuration; the agent starts after a restart');
+    expect(b.rt.agent()).toBeUndefined();
+    await b.run(100);
+    // On the host the agent's code stays, so it starts in place (the device restarts into it).
+    expect(b.rt.mode()).toBe('running');
+    expect(board.files.contents('config.ok')).toBeDefined();
+    b.rt.stop();
+    // The next boot needs no checker at all.
+    const next = board.boot({ codec: () => undefined });
+    expect(next.rt.mode()).toBe('running');
+    next.rt.stop();
+  });
+
+  it('an invalid one: console only, every error logged once checked, nothing started', async () => {
+    const board = new Board();
+    board.files.write('config.json', new TextEncoder().encode(JSON.stringify({ agent: { requestTimeoutMs: 'soon' } })));
+    const c = later();
+    const b = board.boot({ codec: c.codec });
+    c.booted();
+    expect(b.p.errors).toEqual([]);
+    await b.run(100);
+    expect(b.rt.mode()).toBe('console-only');
+    expect(b.rt.why()).toBe('saved configuration invalid (see the errors above); fix with set() and save()');
+    expect(b.p.errors.some((l) => l.includes('agent.requestTimeoutMs'))).toBe(true);
+    expect(b.out()).toContain('agent: console only: saved configuration invalid (see the errors above); fix with set() and save()');
+  });
+
+  it('in safe mode: stays there, with the checked config in place for resume()', async () => {
+    const board = new Board();
+    // The default agent.safeModeBoots: an unchecked config's own is not known at boot.
+    board.save(testConfig(DEAD_URL));
+    for (let i = 0; i < 5; i++) board.boot().rt.stop();
+    board.files.remove('config.ok');
+    const c = later();
+    const b = board.boot({ codec: c.codec });
+    c.booted();
+    expect(b.rt.mode()).toBe('safe');
+    await b.run(100);
+    expect(b.rt.mode()).toBe('safe');
+    expect(b.rt.config().service.url).toBe(DEAD_URL);
+    b.cmd.resume!();
+    expect(b.rt.mode()).toBe('running');
+    b.rt.stop();
+  });
+});
+
 describe('crash loops and safe mode', () => {
   it('enters safe mode at agent.safeModeBoots rapid boots, with the reason, and resume() leaves it', () => {
     const board = new Board();

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installCommands } from '../../src/console/commands';
 import { createConfigStore } from '../../src/config/store';
+import type { CodecSource } from '../../src/config/store';
 import type { AgentConfig } from '../../src/config/types';
 import { boot } from '../../src/runtime';
 import type { Runtime } from '../../src/runtime';
@@ -43,13 +44,14 @@ export class Board {
     if (e) throw new Error(e);
   }
 
-  boot(): Booted {
+  /** `codec`: the config checker as the device entry hands it out (default: always there). */
+  boot(o: { codec?: CodecSource } = {}): Booted {
     const time = createFakeTime();
     const p = createTestPlatform({ time, files: this.files, kv: this.kv });
     const all: string[] = [];
     const inner = p.log;
     p.log = { info: (l) => (all.push(l), inner.info(l)), error: (l) => (all.push(l), inner.error(l)) };
-    const rt = boot(p, { codec: () => CODEC, checker: 'test' });
+    const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test' });
     installCommands(rt);
     // Called as the console host calls them, so the platform knows a command runs.
     const cmd = p.commands;
