@@ -12,8 +12,8 @@
 // iterator, regular expression or copy of the request made per exchange, no
 // array per event, and a reply that arrives in one segment is parsed where
 // it is, without a buffer of its own.
-import type { Socket, SocketFactory, TimerId, Timers } from '../ports/ports';
-import { decodeUtf8 } from '../utf8';
+import type { Socket, SocketFactory, SocketHandlers, TimerId, Timers } from '../ports/ports';
+import { decodeUtf8, isUtf8 } from '../utf8';
 import type { HttpClient, HttpClientOptions, HttpFailure, HttpRequest, HttpResult, HttpStats } from './types';
 
 const CR = 13;
@@ -33,58 +33,161 @@ const encoder = new TextEncoder();
 // Pure: the bundles that take only a helper from this file leave it out.
 const EMPTY: Uint8Array = /* @__PURE__ */ new Uint8Array(0);
 // A regular expression literal is a new object each time it is evaluated.
-const STATUS_LINE = /^HTTP\/\d\.\d (\d\d\d)(?: (.*))?$/;
-const DIGITS = /^\d+$/;
 const CHUNKED = /chunked/i;
+// The status line as /^HTTP\/\d\.\d (\d\d\d)(?: (.*))?$/ would take it,
+// byte by byte ('0': a digit), so that reading it makes no match array and
+// no string but the reason.
+const STATUS_FORM = 'HTTP/0.0 000';
 
-export function createHttpClient(
-  o: { sockets: SocketFactory; timers: Timers } & HttpClientOptions,
-): HttpClient {
-  const st: HttpStats = { exchanges: 0, failures: {} };
-  return {
-    request: (req) => new Promise<HttpResult>((resolve) => exchange(o, st, req, resolve)),
-    stats: () => st,
-  };
-}
-
-function exchange(
-  o: { sockets: SocketFactory; timers: Timers } & HttpClientOptions,
-  st: HttpStats,
-  req: HttpRequest,
-  resolve: (r: HttpResult) => void,
-): void {
-  const timers = o.timers;
-  const max = o.maxResponseBytes ?? 8192;
-  let sock: Socket | undefined;
-  let connected = false;
-  let done = false;
-  let sent = 0;
+/**
+ * One exchange: a single object, whose socket handlers are on its prototype
+ * (made once), so that a request makes no closure but its timer's.
+ */
+interface Exchange extends SocketHandlers {
+  resolve: (r: HttpResult) => void;
+  sock: Socket | undefined;
+  connected: boolean;
+  done: boolean;
+  sent: number;
   // Raw response bytes; chunked bodies are de-framed in place, so the body is
   // always buf[bodyStart, w) and nothing beyond `max` is ever held. The first
   // segment is borrowed (read where it arrived, never written to); a second
   // one, or de-framing, copies what arrived into a buffer of its size.
-  let buf = EMPTY;
-  let borrowed = false;
-  let n = 0;
-  let p = 0;
-  let scan = 0;
-  let w = 0;
-  let bodyStart = 0;
-  let left = 0;
-  let phase = STATUS;
-  let status = 0;
-  let reason = '';
+  buf: Uint8Array;
+  borrowed: boolean;
+  n: number;
+  p: number;
+  scan: number;
+  w: number;
+  bodyStart: number;
+  left: number;
+  phase: number;
+  status: number;
+  reason: string;
   // Made by the status line (again after a 1xx reply).
-  let headers!: Record<string, string>;
+  headers: Record<string, string>;
   // The request: its own string when it is ASCII, else its UTF-8 bytes.
-  let out: Uint8Array | string = EMPTY;
+  out: Uint8Array | string;
+  // One timer at a time: the connect deadline, and only if the exchange
+  // outlives it connected, the rest of the whole deadline (`wait`; -1 when
+  // the whole deadline comes first).
+  wait: number;
+  timer: TimerId;
+}
+
+export function createHttpClient(
+  o: { sockets: SocketFactory; timers: Timers } & HttpClientOptions,
+): HttpClient {
+  // Read once.
+  const sockets = o.sockets;
+  const timers = o.timers;
+  const max = o.maxResponseBytes ?? 8192;
+  const connectMs = o.connectTimeoutMs ?? 5000;
+  const ms = o.timeoutMs ?? 15000;
+  const st: HttpStats = { exchanges: 0, failures: {} };
+
+  // What `request` hands to `start`: a promise runs its executor at once, so
+  // nothing comes between, and no closure is made per request.
+  let nextRequest: HttpRequest | undefined;
+
+  function start(resolve: (r: HttpResult) => void): void {
+    const req = nextRequest as HttpRequest;
+    // Not held past the call: a batch's body can be a few KB.
+    nextRequest = undefined;
+    const wait = connectMs <= ms ? ms - connectMs : -1;
+    // The fields not named here are set before they are read.
+    const x = Object.setPrototypeOf(
+      { resolve, connected: false, done: false, sent: 0, buf: EMPTY, borrowed: false, n: 0, p: 0, scan: 0, phase: STATUS, wait },
+      HANDLERS,
+    ) as Exchange;
+    const expire = (): void => {
+      if (!x.connected && x.wait >= 0) return fail(x, 'timeout', 'connect');
+      if (x.wait > 0) {
+        x.timer = timers.setTimeout(expire, x.wait);
+        x.wait = 0;
+      } else fail(x, 'timeout', 'response');
+    };
+    x.timer = timers.setTimeout(expire, wait < 0 ? ms : connectMs);
+
+    try {
+      let head = req.method + ' ' + req.path + ' HTTP/1.0\r\nHost: ' + req.host;
+      if (req.port !== 80) head += ':' + req.port;
+      head += '\r\n';
+      const body = req.body;
+      let ascii = true;
+      if (body !== undefined) {
+        const len = utf8Length(body);
+        ascii = len === body.length;
+        head += 'Content-Type: ' + (req.contentType ?? 'text/plain; charset=utf-8') + '\r\nContent-Length: ' + len + '\r\n';
+      }
+      const text = head + '\r\n' + (body || '');
+      // Almost every request is ASCII (encoded readings, percent-encoded
+      // paths): it goes to the port as the string it is, with no byte array,
+      // and Kaluma's port hands that string to its driver, which takes
+      // strings, without making one again. Anything else is encoded once, head
+      // and body together.
+      x.out = ascii && utf8Length(head) === head.length ? text : encoder.encode(text);
+
+      const s = sockets.connect(req.host, req.port, x);
+      x.sock = s;
+      // A socket whose events fired during connect() itself is handled here.
+      if (x.done) s.destroy();
+      else if (x.connected) send(x, s);
+    } catch (e) {
+      oops(x, e);
+    }
+  }
+
+  // Socket callbacks run in the runtime's event loop, where a throw vanishes
+  // and would leave the promise pending forever: each one catches.
+  const HANDLERS: SocketHandlers & ThisType<Exchange> = {
+    onConnect() {
+      if (this.done) return;
+      try {
+        this.connected = true;
+        if (this.sock) send(this, this.sock);
+      } catch (e) {
+        oops(this, e);
+      }
+    },
+    onData(bytes) {
+      if (this.done) return;
+      try {
+        const len = bytes.length;
+        const n = this.n;
+        if (n + len > max) return fail(this, 'too-large', 'response over ' + max + ' bytes');
+        if (!n) {
+          this.buf = bytes;
+          this.borrowed = true;
+        } else {
+          if (this.borrowed || n + len > this.buf.length) grow(this, n + len);
+          this.buf.set(bytes, n);
+        }
+        this.n = n + len;
+        parse(this);
+      } catch (e) {
+        oops(this, e);
+      }
+    },
+    onClose() {
+      if (this.done) return;
+      try {
+        if (this.phase === UNTIL_CLOSE) return complete(this);
+        const up = this.connected;
+        fail(this, up ? 'reset' : 'connect', up ? 'closed mid-response' : 'closed before connect');
+      } catch (e) {
+        oops(this, e);
+      }
+    },
+  };
 
   /** `whole`: the reply arrived in full, so the server closes (even if we refuse what it said). */
-  const finish = (r: HttpResult, whole?: boolean): void => {
-    if (done) return;
-    done = true;
-    timers.clearTimeout(timer);
-    out = buf = EMPTY;
+  function finish(x: Exchange, r: HttpResult, whole?: boolean): void {
+    if (x.done) return;
+    x.done = true;
+    timers.clearTimeout(x.timer);
+    x.out = x.buf = EMPTY;
+    const sock = x.sock;
     if (sock) {
       try {
         // A whole reply: the server closes; anything else: we close now.
@@ -96,210 +199,163 @@ function exchange(
     }
     st.exchanges++;
     if (r.kind === 'failure') st.failures[r.failure] = (st.failures[r.failure] || 0) + 1;
-    resolve(r);
-  };
-  const fail = (failure: HttpFailure, why: string): void =>
-    finish({ kind: 'failure', failure, reason: why, bytesSent: sent });
-  const complete = (): void => {
-    const body = decodeUtf8(buf.subarray(bodyStart, w));
-    if (body === undefined) return finish({ kind: 'failure', failure: 'encoding', reason: 'reply body is not UTF-8', bytesSent: sent }, true);
-    finish({ kind: 'response', status, reason, headers, body, bytesSent: sent }, true);
-  };
-  const oops = (e: unknown): void => fail(connected ? 'reset' : 'connect', message(e));
+    x.resolve(r);
+  }
+
+  function fail(x: Exchange, failure: HttpFailure, why: string): void {
+    finish(x, { kind: 'failure', failure, reason: why, bytesSent: x.sent });
+  }
+
+  function complete(x: Exchange): void {
+    const body = decodeUtf8(x.buf.subarray(x.bodyStart, x.w));
+    if (body === undefined) return finish(x, { kind: 'failure', failure: 'encoding', reason: 'reply body is not UTF-8', bytesSent: x.sent }, true);
+    finish(x, { kind: 'response', status: x.status, reason: x.reason, headers: x.headers, body, bytesSent: x.sent }, true);
+  }
+
+  function oops(x: Exchange, e: unknown): void {
+    fail(x, x.connected ? 'reset' : 'connect', e instanceof Error ? e.message : String(e));
+  }
 
   // The port cuts the request into driver-sized writes; a refused write throws (guarded).
-  const send = (s: Socket): void => {
-    s.write(out);
+  function send(x: Exchange, s: Socket): void {
+    s.write(x.out);
     // Bytes either way: an ASCII string has one a character.
-    sent = out.length;
-    out = EMPTY;
-  };
+    x.sent = x.out.length;
+    x.out = EMPTY;
+  }
 
-  const endOfHead = (): void => {
-    if (status < 200) {
-      phase = STATUS;
-      return;
-    }
-    bodyStart = w = p;
-    const te = headers['transfer-encoding'];
-    const cl = headers['content-length'];
-    if (status === 204 || status === 304) return complete();
-    if (te !== undefined && CHUNKED.test(te)) {
-      phase = CHUNK_SIZE;
-    } else if (cl !== undefined) {
-      if (!DIGITS.test(cl)) return fail('protocol', 'bad content-length');
-      left = +cl;
-      if (p + left > max) return fail('too-large', 'content-length ' + cl);
-      if (left === 0) return complete();
-      phase = LENGTH;
-    } else {
-      phase = UNTIL_CLOSE;
-    }
-  };
-
-  // A head line is buf[a, z). Only the status line and the values of the
-  // headers in KEEP become strings (and only when they are UTF-8): whatever
-  // else a server sends costs no heap beyond the bounded buffer.
-  const onLine = (a: number, z: number): void => {
-    if (phase === STATUS) {
-      // Only a line that starts like a status line is decoded at all.
-      const line = z - a >= 12 && buf[a] === 72 && buf[a + 4] === 47 ? decodeUtf8(buf.subarray(a, z)) : undefined;
-      const m = line === undefined ? null : STATUS_LINE.exec(line);
-      if (!m) return fail('protocol', 'bad status line');
-      status = +(m[1] as string);
-      reason = m[2] ?? '';
-      headers = {};
-      phase = HEADER;
-    } else if (phase === HEADER) {
-      if (a === z) return endOfHead();
-      const k = kept(buf, a, z);
-      // Lines without a name are tolerated and dropped, like obsolete folding.
-      if (k === undefined) return;
-      let v0 = a + k.length + 1;
-      let v1 = z;
-      while (v0 < v1 && (buf[v0] === 32 || buf[v0] === 9)) v0++;
-      while (v1 > v0 && (buf[v1 - 1] === 32 || buf[v1 - 1] === 9)) v1--;
-      const v = decodeUtf8(buf.subarray(v0, v1));
-      if (v === undefined) return fail('encoding', k + ' header is not UTF-8');
-      const prev = headers[k];
-      headers[k] = typeof prev === 'string' ? prev + ', ' + v : v;
-    } else if (phase === CHUNK_SIZE) {
-      let size = 0;
-      let i = a;
-      for (; i < z && i - a < 8; i++) {
-        const d = hexDigit(buf[i] as number);
-        if (d < 0) break;
-        size = size * 16 + d;
-      }
-      if (i === a) return fail('protocol', 'bad chunk size');
-      left = size;
-      phase = left ? CHUNK_DATA : TRAILER;
-    } else if (phase === CHUNK_END) {
-      if (a !== z) return fail('protocol', 'bad chunk end');
-      phase = CHUNK_SIZE;
-    } else if (a === z) {
-      // Trailers are read and ignored until the blank line.
-      complete();
-    }
-  };
-
-  const parse = (): void => {
-    while (!done) {
-      if (phase < LENGTH) {
-        const e = buf.indexOf(LF, scan > p ? scan : p);
-        if (e < 0 || e >= n) {
-          scan = n;
-          return;
-        }
-        const a = p;
-        p = e + 1;
-        onLine(a, e > a && buf[e - 1] === CR ? e - 1 : e);
-      } else {
+  /** Reads what arrived: head lines, chunk lines and body bytes, until it needs more. */
+  function parse(x: Exchange): void {
+    while (!x.done) {
+      const phase = x.phase;
+      const n = x.n;
+      let p = x.p;
+      if (phase >= LENGTH) {
         const avail = n - p;
-        const take = phase === UNTIL_CLOSE || left > avail ? avail : left;
-        if (w !== p) {
-          if (borrowed) grow(n);
-          buf.copyWithin(w, p, p + take);
+        const take = phase === UNTIL_CLOSE || x.left > avail ? avail : x.left;
+        if (x.w !== p) {
+          if (x.borrowed) grow(x, n);
+          x.buf.copyWithin(x.w, p, p + take);
         }
-        w += take;
-        p += take;
-        left -= take;
-        if (phase === UNTIL_CLOSE || left > 0) return;
-        if (phase === LENGTH) return complete();
-        phase = CHUNK_END;
+        x.w += take;
+        x.p = p + take;
+        x.left -= take;
+        if (phase === UNTIL_CLOSE || x.left > 0) return;
+        if (phase === LENGTH) return complete(x);
+        x.phase = CHUNK_END;
+        continue;
+      }
+      const buf = x.buf;
+      const e = buf.indexOf(LF, x.scan > p ? x.scan : p);
+      if (e < 0 || e >= n) {
+        x.scan = n;
+        return;
+      }
+      // A line is buf[a, z). Only the status line and the values of the
+      // headers in KEEP become strings (and only when they are UTF-8):
+      // whatever else a server sends costs no heap beyond the bounded buffer.
+      const a = p;
+      const z = e > a && buf[e - 1] === CR ? e - 1 : e;
+      x.p = p = e + 1;
+      if (phase === STATUS) {
+        let ok = z - a === 12 || (z - a > 12 && buf[a + 12] === 32);
+        for (let i = 0; ok && i < 12; i++) {
+          const b = buf[a + i] as number;
+          const f = STATUS_FORM.charCodeAt(i);
+          ok = f === 48 ? b >= 48 && b <= 57 : b === f;
+        }
+        // The reason: UTF-8 without CR, U+2028 or U+2029 ('.' takes no line end).
+        for (let i = a + 13; ok && i < z; i++) {
+          const b = buf[i] as number;
+          ok = b !== CR && !(b === 0xe2 && buf[i + 1] === 0x80 && ((buf[i + 2] as number) | 1) === 0xa9);
+        }
+        if (!ok || !isUtf8(buf, a, z)) return fail(x, 'protocol', 'bad status line');
+        x.status = (buf[a + 9] as number) * 100 + (buf[a + 10] as number) * 10 + (buf[a + 11] as number) - 5328;
+        x.reason = z - a > 13 ? (decodeUtf8(buf.subarray(a + 13, z)) as string) : '';
+        x.headers = {};
+        x.phase = HEADER;
+      } else if (phase === HEADER) {
+        if (a === z) {
+          // The end of the head.
+          const status = x.status;
+          if (status < 200) {
+            x.phase = STATUS;
+            continue;
+          }
+          x.bodyStart = x.w = p;
+          const te = x.headers['transfer-encoding'];
+          const cl = x.headers['content-length'];
+          if (status === 204 || status === 304) return complete(x);
+          if (te !== undefined && CHUNKED.test(te)) {
+            x.phase = CHUNK_SIZE;
+          } else if (cl !== undefined) {
+            // Digits only, as /^\d+$/ takes them (a test would make a match array).
+            let digits = cl.length > 0;
+            for (let i = 0; digits && i < cl.length; i++) {
+              const d = cl.charCodeAt(i);
+              digits = d >= 48 && d <= 57;
+            }
+            if (!digits) return fail(x, 'protocol', 'bad content-length');
+            const left = +cl;
+            x.left = left;
+            if (p + left > max) return fail(x, 'too-large', 'content-length ' + cl);
+            if (left === 0) return complete(x);
+            x.phase = LENGTH;
+          } else {
+            x.phase = UNTIL_CLOSE;
+          }
+          continue;
+        }
+        const k = kept(buf, a, z);
+        // Lines without a name are tolerated and dropped, like obsolete folding.
+        if (k === undefined) continue;
+        let v0 = a + k.length + 1;
+        let v1 = z;
+        while (v0 < v1 && (buf[v0] === 32 || buf[v0] === 9)) v0++;
+        while (v1 > v0 && (buf[v1 - 1] === 32 || buf[v1 - 1] === 9)) v1--;
+        const v = decodeUtf8(buf.subarray(v0, v1));
+        if (v === undefined) return fail(x, 'encoding', k + ' header is not UTF-8');
+        const prev = x.headers[k];
+        x.headers[k] = typeof prev === 'string' ? prev + ', ' + v : v;
+      } else if (phase === CHUNK_SIZE) {
+        let size = 0;
+        let i = a;
+        for (; i < z && i - a < 8; i++) {
+          // A hex digit, or the end of the size.
+          const b = buf[i] as number;
+          const l = b | 32;
+          const d = b >= 48 && b <= 57 ? b - 48 : l >= 97 && l <= 102 ? l - 87 : -1;
+          if (d < 0) break;
+          size = size * 16 + d;
+        }
+        if (i === a) return fail(x, 'protocol', 'bad chunk size');
+        x.left = size;
+        x.phase = size ? CHUNK_DATA : TRAILER;
+      } else if (phase === CHUNK_END) {
+        if (a !== z) return fail(x, 'protocol', 'bad chunk end');
+        x.phase = CHUNK_SIZE;
+      } else if (a === z) {
+        // Trailers are read and ignored until the blank line.
+        return complete(x);
       }
     }
-  };
+  }
 
   /** Copies what arrived into a buffer of the exchange's own, with room for `need` bytes. */
-  const grow = (need: number): void => {
-    const grown = new Uint8Array(Math.min(max, borrowed ? need : Math.max(need, buf.length * 2)));
-    grown.set(buf.subarray(0, n));
-    buf = grown;
-    borrowed = false;
-  };
-
-  // One timer at a time: the connect deadline, and only if the exchange
-  // outlives it connected, the rest of the whole deadline (`wait`; -1 when
-  // the whole deadline comes first).
-  const connectMs = o.connectTimeoutMs ?? 5000;
-  const ms = o.timeoutMs ?? 15000;
-  let wait = connectMs <= ms ? ms - connectMs : -1;
-  const expire = (): void => {
-    if (!connected && wait >= 0) return fail('timeout', 'connect');
-    if (wait > 0) {
-      timer = timers.setTimeout(expire, wait);
-      wait = 0;
-    } else fail('timeout', 'response');
-  };
-  let timer: TimerId = timers.setTimeout(expire, wait < 0 ? ms : connectMs);
-
-  try {
-    let head = req.method + ' ' + req.path + ' HTTP/1.0\r\nHost: ' + req.host;
-    if (req.port !== 80) head += ':' + req.port;
-    head += '\r\n';
-    const body = req.body;
-    let ascii = true;
-    if (body !== undefined) {
-      const len = utf8Length(body);
-      ascii = len === body.length;
-      head += 'Content-Type: ' + (req.contentType ?? 'text/plain; charset=utf-8') + '\r\nContent-Length: ' + len + '\r\n';
-    }
-    const text = head + '\r\n' + (body || '');
-    // Almost every request is ASCII (encoded readings, percent-encoded
-    // paths): it goes to the port as the string it is, with no byte array,
-    // and Kaluma's port hands that string to its driver, which takes
-    // strings, without making one again. Anything else is encoded once, head
-    // and body together.
-    out = ascii && utf8Length(head) === head.length ? text : encoder.encode(text);
-
-    // Socket callbacks run in the runtime's event loop, where a throw
-    // vanishes and would leave the promise pending forever: each one catches.
-    const s = o.sockets.connect(req.host, req.port, {
-      onConnect() {
-        if (done) return;
-        try {
-          connected = true;
-          if (sock) send(sock);
-        } catch (e) {
-          oops(e);
-        }
-      },
-      onData(bytes) {
-        if (done) return;
-        try {
-          const len = bytes.length;
-          if (n + len > max) return fail('too-large', 'response over ' + max + ' bytes');
-          if (!n) {
-            buf = bytes;
-            borrowed = true;
-          } else {
-            if (borrowed || n + len > buf.length) grow(n + len);
-            buf.set(bytes, n);
-          }
-          n += len;
-          parse();
-        } catch (e) {
-          oops(e);
-        }
-      },
-      onClose() {
-        if (done) return;
-        try {
-          if (phase === UNTIL_CLOSE) return complete();
-          fail(connected ? 'reset' : 'connect', connected ? 'closed mid-response' : 'closed before connect');
-        } catch (e) {
-          oops(e);
-        }
-      },
-    });
-    sock = s;
-    // A socket whose events fired during connect() itself is handled here.
-    if (done) s.destroy();
-    else if (connected) send(s);
-  } catch (e) {
-    oops(e);
+  function grow(x: Exchange, need: number): void {
+    const buf = x.buf;
+    const grown = new Uint8Array(Math.min(max, x.borrowed ? need : Math.max(need, buf.length * 2)));
+    grown.set(buf.subarray(0, x.n));
+    x.buf = grown;
+    x.borrowed = false;
   }
+  return {
+    request: (req) => {
+      nextRequest = req;
+      return new Promise<HttpResult>(start);
+    },
+    stats: () => st,
+  };
 }
 
 /** The headers anyone reads (this client, the service client, the tests); every other line is skipped unread. */
@@ -334,14 +390,4 @@ function utf8Length(s: string): number {
     }
   }
   return n;
-}
-
-function hexDigit(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  const l = c | 32;
-  return l >= 97 && l <= 102 ? l - 87 : -1;
-}
-
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
