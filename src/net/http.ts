@@ -10,7 +10,8 @@
 // (scripts/engine/write-alloc.ts); on a heap of 180 KB every byte of this
 // file's code costs heap too, for good, so the cuts are the cheap ones: no
 // iterator, regular expression or copy of the request made per exchange, no
-// array per event, and a reply that arrives in one segment is parsed where
+// array per event, one object per exchange and no closure but its deadline's
+// (a closure costs its function object and an environment), and a reply that arrives in one segment is parsed where
 // it is, without a buffer of its own.
 import type { Socket, SocketFactory, SocketHandlers, TimerId, Timers } from '../ports/ports';
 import { decodeUtf8, isUtf8 } from '../utf8';
@@ -40,8 +41,8 @@ const CHUNKED = /chunked/i;
 const STATUS_FORM = 'HTTP/0.0 000';
 
 /**
- * One exchange: a single object, whose socket handlers are on its prototype
- * (made once), so that a request makes no closure but its timer's.
+ * One exchange: a single object, which is its own socket handlers (they are
+ * on its prototype, made once per client, as are the functions it is given to).
  */
 interface Exchange extends SocketHandlers {
   resolve: (r: HttpResult) => void;
@@ -78,7 +79,7 @@ interface Exchange extends SocketHandlers {
 export function createHttpClient(
   o: { sockets: SocketFactory; timers: Timers } & HttpClientOptions,
 ): HttpClient {
-  // Read once.
+  // Read once, when the client is made.
   const sockets = o.sockets;
   const timers = o.timers;
   const max = o.maxResponseBytes ?? 8192;
@@ -87,7 +88,7 @@ export function createHttpClient(
   const st: HttpStats = { exchanges: 0, failures: {} };
 
   // What `request` hands to `start`: a promise runs its executor at once, so
-  // nothing comes between, and no closure is made per request.
+  // nothing comes between, and no executor is made per request.
   let nextRequest: HttpRequest | undefined;
 
   function start(resolve: (r: HttpResult) => void): void {
