@@ -67,8 +67,11 @@ interface Exchange extends SocketHandlers {
   reason: string;
   // Made by the status line (again after a 1xx reply).
   headers: Record<string, string>;
-  // The request: its own string when it is ASCII, else its UTF-8 bytes.
+  // The request's head and its body, each its own string when it is ASCII,
+  // else its UTF-8 bytes. Never joined: a batch's body is a few KB, and a
+  // joined request would hold it twice on the heap until written.
   out: Uint8Array | string;
+  rest: Uint8Array | string;
   // One timer at a time: the connect deadline, and only if the exchange
   // outlives it connected, the rest of the whole deadline (`wait`; -1 when
   // the whole deadline comes first).
@@ -114,20 +117,18 @@ export function createHttpClient(
       let head = req.method + ' ' + req.path + ' HTTP/1.0\r\nHost: ' + req.host;
       if (req.port !== 80) head += ':' + req.port;
       head += '\r\n';
-      const body = req.body;
-      let ascii = true;
-      if (body !== undefined) {
-        const len = utf8Length(body);
-        ascii = len === body.length;
+      const body = req.body || '';
+      const len = utf8Length(body);
+      if (req.body !== undefined) {
         head += 'Content-Type: ' + (req.contentType ?? 'text/plain; charset=utf-8') + '\r\nContent-Length: ' + len + '\r\n';
       }
-      const text = head + '\r\n' + (body || '');
+      head += '\r\n';
       // Almost every request is ASCII (encoded readings, percent-encoded
-      // paths): it goes to the port as the string it is, with no byte array,
-      // and Kaluma's port hands that string to its driver, which takes
-      // strings, without making one again. Anything else is encoded once, head
-      // and body together.
-      x.out = ascii && utf8Length(head) === head.length ? text : encoder.encode(text);
+      // paths): it goes to the port as the strings it is, with no byte array,
+      // and Kaluma's port hands a string to its driver, which takes strings,
+      // without making one again. Anything else is encoded.
+      x.out = utf8Length(head) === head.length ? head : encoder.encode(head);
+      x.rest = len === body.length ? body : encoder.encode(body);
 
       const s = sockets.connect(req.host, req.port, x);
       x.sock = s;
@@ -187,7 +188,7 @@ export function createHttpClient(
     if (x.done) return;
     x.done = true;
     timers.clearTimeout(x.timer);
-    x.out = x.buf = EMPTY;
+    x.out = x.rest = x.buf = EMPTY;
     const sock = x.sock;
     if (sock) {
       try {
@@ -220,9 +221,10 @@ export function createHttpClient(
   // The port cuts the request into driver-sized writes; a refused write throws (guarded).
   function send(x: Exchange, s: Socket): void {
     s.write(x.out);
+    if (x.rest.length) s.write(x.rest);
     // Bytes either way: an ASCII string has one a character.
-    x.sent = x.out.length;
-    x.out = EMPTY;
+    x.sent = x.out.length + x.rest.length;
+    x.out = x.rest = EMPTY;
   }
 
   /** Reads what arrived: head lines, chunk lines and body bytes, until it needs more. */

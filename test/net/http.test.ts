@@ -118,7 +118,7 @@ describe('request bytes', () => {
     expect(timers.pending()).toBe(0);
   });
 
-  it('hands a large request to the socket port whole: cutting it into driver writes is the port\'s job', async () => {
+  it('hands a large request to the socket port as its head and its body: cutting them into driver writes is the port\'s job', async () => {
     const body = 'x'.repeat(5000) + 'é';
     const { port, body: got } = await bodyServer('utf8');
     const { http, t } = client();
@@ -127,11 +127,12 @@ describe('request bytes', () => {
     const head = `POST /p HTTP/1.0\r\nHost: 127.0.0.1:${port}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 5002\r\n\r\n`;
     const total = head.length + 5002;
     expect(r.bytesSent).toBe(total);
-    expect(t.writes).toEqual([total]);
-    expect(t.kinds).toEqual(['bytes']);
+    expect(t.writes).toEqual([head.length, 5002]);
+    // The head is ASCII: a string; the body is not: its UTF-8 bytes.
+    expect(t.kinds).toEqual(['string', 'bytes']);
   });
 
-  it('hands a large ASCII request to the socket port whole as a string, and the server gets every byte', async () => {
+  it('hands a large ASCII request to the socket port as two strings, head and body, never joined, and the server gets every byte', async () => {
     const body = JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ seq: i, temp: 21.5, unit: 'C' })));
     const { port, body: got } = await bodyServer('latin1');
     const { http, t } = client();
@@ -139,8 +140,8 @@ describe('request bytes', () => {
     expect(got()).toBe(body);
     const head = `POST /p HTTP/1.0\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
     expect(r.bytesSent).toBe(head.length + body.length);
-    expect(t.writes).toEqual([head.length + body.length]);
-    expect(t.kinds).toEqual(['string']);
+    expect(t.writes).toEqual([head.length, body.length]);
+    expect(t.kinds).toEqual(['string', 'string']);
   });
 
   it('never half-closes, so a slow server still answers', async () => {
