@@ -15,8 +15,9 @@ import type { TimeKeeper } from './time';
 /** The part of the service client the uplink uses. */
 export interface Writer {
   writeValue(dev: DeviceRef, text: string): Promise<WriteOutcome>;
-  writeJson(dev: DeviceRef, json: string): Promise<WriteOutcome>;
-  writeXml(dev: DeviceRef, xml: string): Promise<WriteOutcome>;
+  /** `made`: the text comes from this program's own encoders, so it is not parsed again to check it. */
+  writeJson(dev: DeviceRef, json: string, made?: boolean): Promise<WriteOutcome>;
+  writeXml(dev: DeviceRef, xml: string, made?: boolean): Promise<WriteOutcome>;
 }
 
 export type WriteOutcome =
@@ -178,8 +179,8 @@ export function createUplink(o: {
     st.inFlightSinceMs = o.clock.uptimeMs();
     const r =
       dev.format === 'Value' ? await o.writer.writeValue(ref, body)
-        : dev.format === 'JSON' ? await o.writer.writeJson(ref, body)
-          : await o.writer.writeXml(ref, body);
+        : dev.format === 'JSON' ? await o.writer.writeJson(ref, body, true)
+          : await o.writer.writeXml(ref, body, true);
     st.inFlightSinceMs = undefined;
     st.bytesSent += r.bytesSent;
     if (stopped) return;

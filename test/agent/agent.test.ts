@@ -39,6 +39,8 @@ describe('agent data path', () => {
     expect(writes[2]!.body).toMatch(/^<reading seq="3" uptime_ms="0"><light unit="V">\d+\.\d\d<\/light><door>[01]<\/door><\/reading>$/);
     const seqs = writes.filter((w) => w.op !== 'value').map((w) => seqOf(w.body));
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    // Its own encodings: the client is told not to parse them again to check them.
+    expect(writes.filter((w) => w.op !== 'value').every((w) => w.made === true)).toBe(true);
   });
 
   it('keeps readings through a server outage and delivers them in order afterwards', async () => {

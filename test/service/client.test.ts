@@ -9,7 +9,7 @@ import type { HttpClient } from '../../src/net/types';
 import type { Timers } from '../../src/ports/ports';
 import { createServiceClient, maskSecret } from '../../src/service/client';
 import { createServiceOps } from '../../src/service/reads';
-import type { DeviceRef, Outcome } from '../../src/service/client';
+import type { DeviceRef, Outcome, ServiceClient } from '../../src/service/client';
 import type { ServiceOps } from '../../src/service/reads';
 import { encodeSegment } from '../../src/service/url';
 
@@ -389,6 +389,38 @@ describe('inputs refused before any I/O', () => {
     const r = await call(client());
     expect(r).toEqual({ kind: 'reject', reason, bytesSent: 0 });
     expect(seen).toEqual([]);
+  });
+});
+
+describe("the uplink's own encodings", () => {
+  const writer = (): ServiceClient => {
+    const r = createServiceClient({ http: http(), baseUrl: 'http://127.0.0.1:' + port });
+    if (!r.ok) throw new Error(r.error);
+    return r.client;
+  };
+
+  it('a JSON body made by this program is sent as it is, not parsed again to check it', async () => {
+    const parse = JSON.parse;
+    let parsed = 0;
+    JSON.parse = ((t: string, r?: (k: string, v: unknown) => unknown): unknown => (parsed++, parse(t, r) as unknown)) as typeof JSON.parse;
+    try {
+      expect(await writer().writeJson(DEV, '[{"seq":1,"temp":21.5}]', true)).toMatchObject({ kind: 'ok' });
+    } finally {
+      JSON.parse = parse;
+    }
+    expect(seen).toHaveLength(1);
+    // The reply ('ok') is not JSON either: nothing was parsed.
+    expect(parsed).toBe(0);
+  });
+
+  it.each<[string, (c: ServiceClient, made?: boolean) => Promise<Outcome<unknown>>]>([
+    ['json', (c, made) => c.writeJson(DEV, '{"a":1', made)],
+    ['xml', (c, made) => c.writeXml(DEV, '<a><b></a>', made)],
+  ])('%s: the check is skipped only when the caller says it made the text', async (_name, call) => {
+    expect(await call(writer())).toMatchObject({ kind: 'reject', bytesSent: 0 });
+    expect(seen).toEqual([]);
+    await call(writer(), true);
+    expect(seen).toHaveLength(1);
   });
 });
 
