@@ -49,6 +49,8 @@ async function program(base: string | undefined): Promise<string> {
     srcAt(base, dir);
     mkdirSync(join(dir, 'scripts/engine'), { recursive: true });
     cpSync(ENTRY, join(dir, ENTRY));
+    // The entry's own imports beside it: the measuring code is this tree's.
+    cpSync('scripts/engine/heap-probe.ts', join(dir, 'scripts/engine/heap-probe.ts'));
     cpSync('test/fakes/kaluma', join(dir, 'test/fakes/kaluma'), { recursive: true });
     return (await buildProgram(join(dir, ENTRY), 'dist/engine/write-alloc-base.js')).outfile;
   } finally {
