@@ -60,31 +60,38 @@ declare const __netdev: {
   close(fd: number): void;
 };
 
-/** Largest driver write, counted as the driver copies it (a byte >= 0x80 takes two). */
-export const PIECE = 1024;
-/** Bytes turned into a string at a time when a piece is written. */
-const SPAN = 128;
-/** How long a finished exchange waits for the server's FIN before closing itself. */
-export const LINGER_MS = 3000;
-/**
- * How long a placeholder holds a slot we closed first. lwIP ends a
- * connection in FIN_WAIT_2 whose peer sent nothing for 20 s
- * (TCP_FIN_WAIT_TIMEOUT, checked every 500 ms): after that no FIN of it can
- * come. The count starts at the last segment from the peer, normally the ACK
- * of our FIN a round trip after the close; 25 s leaves room for that FIN to
- * be sent a second time (lwIP's first retransmission comes after 3 s).
- */
-export const QUARANTINE_MS = 25000;
-/**
- * Placeholders held at most; a new one evicts the oldest. The driver has 16
- * slots and the runtime restarts at 12 abandoned connections, so 5 can be
- * left: 3 placeholders still leave one for the next connection and one for a
- * finished exchange waiting for its FIN. A connect that finds no free slot
- * takes one back from the placeholders anyway.
- */
-export const PLACEHOLDERS = 3;
-const CLOSED = 0;
-const DOTTED = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+// Compile-time numbers: a const enum is inlined by the bundler, where a
+// module constant would keep a binding in the bundle's scope.
+const enum K {
+  /** Largest driver write, counted as the driver copies it (a byte >= 0x80 takes two). */
+  PIECE = 1024,
+  /** Bytes turned into a string at a time when a piece is written. */
+  SPAN = 128,
+  /** How long a finished exchange waits for the server's FIN before closing itself. */
+  LINGER_MS = 3000,
+  /**
+   * How long a placeholder holds a slot we closed first. lwIP ends a
+   * connection in FIN_WAIT_2 whose peer sent nothing for 20 s
+   * (TCP_FIN_WAIT_TIMEOUT, checked every 500 ms): after that no FIN of it can
+   * come. The count starts at the last segment from the peer, normally the ACK
+   * of our FIN a round trip after the close; 25 s leaves room for that FIN to
+   * be sent a second time (lwIP's first retransmission comes after 3 s).
+   */
+  QUARANTINE_MS = 25000,
+  /**
+   * Placeholders held at most; a new one evicts the oldest. The driver has 16
+   * slots and the runtime restarts at 12 abandoned connections, so 5 can be
+   * left: 3 placeholders still leave one for the next connection and one for a
+   * finished exchange waiting for its FIN. A connect that finds no free slot
+   * takes one back from the placeholders anyway.
+   */
+  PLACEHOLDERS = 3,
+}
+// For the tests and the bench (the device bundle drops what nothing uses).
+export const PIECE: number = K.PIECE;
+export const LINGER_MS: number = K.LINGER_MS;
+export const QUARANTINE_MS: number = K.QUARANTINE_MS;
+export const PLACEHOLDERS: number = K.PLACEHOLDERS;
 
 interface Conn extends Socket {
   fd: number;
@@ -119,54 +126,48 @@ function forget(c: Conn): void {
   if (i >= 0) open.splice(i, 1);
 }
 
-/** True when lwIP dropped the connection on its own (its PCB is freed). */
-function dropped(c: Conn): boolean {
-  // A slot the driver never connected has no PCB of lwIP's to free twice.
-  if (c.obj.state === CLOSED) return false;
-  __netdev.write(c.fd, '');
-  return __netdev.errno === -1;
-}
-
-/** One driver write; THROWS when the driver refuses it. */
-function put(fd: number, piece: string): void {
-  __netdev.write(fd, piece);
-  if (__netdev.errno === -1) throw new Error('the driver refused the write');
-}
-
 function unhook(o: Slot): void {
   o.read_cb = o.close_cb = o.connect_cb = undefined;
 }
 
-function abandon(c: Conn): void {
-  // The slot stays taken; unhooked, at least the connection's objects can go.
+/**
+ * Settles a connection the driver or lwIP may have ended under us; true when
+ * it did (the connection is forgotten then). A radio reset: the slot may be
+ * another socket's by now. lwIP dropped it on its own (its PCB is freed):
+ * abandoned, never closed; the slot stays taken, unhooked, at least the
+ * connection's objects can go.
+ */
+function gone(c: Conn): boolean {
+  if (!ours(c.fd, c.obj)) {
+    forget(c);
+    return true;
+  }
+  // A slot the driver never connected has no PCB of lwIP's to free twice.
+  if (c.obj.state === 0) return false;
+  __netdev.write(c.fd, '');
+  if (__netdev.errno !== -1) return false;
   unhook(c.obj);
   abandoned++;
   forget(c);
+  return true;
 }
 
 function close(c: Conn): void {
-  if (c.done) return;
-  // Dropped by a radio reset: the slot may be another socket's by now.
-  if (!ours(c.fd, c.obj)) return forget(c);
-  if (dropped(c)) return abandon(c);
+  if (c.done || gone(c)) return;
   forget(c);
   unhook(c.obj);
-  __netdev.close(c.fd);
+  const fd = c.fd;
+  __netdev.close(fd);
   // A connection that never completed its handshake is freed by lwIP at
   // once (SYN_SENT); one that did waits in FIN_WAIT for the peer's FIN.
-  if (c.up) quarantine(c.fd);
-}
-
-/**
- * Takes `fd`, just closed first by us, back at once with a socket that is
- * never connected, so that the peer's late FIN closes that placeholder
- * (the driver finds no PCB on it: harmless) and not the next connection.
- * socket() hands out the lowest free slot: slots taken before fd's turn
- * are closed again at once. With Wi-Fi down socket() throws: no
- * placeholder (nothing arrives while the link is down; a FIN sent again
- * after it comes back within lwIP's 20 s is left to chance).
- */
-function quarantine(fd: number): void {
+  if (!c.up) return;
+  // Quarantine: fd, just closed first by us, is taken back at once by a
+  // socket that is never connected, so that the peer's late FIN closes that
+  // placeholder (the driver finds no PCB on it: harmless) and not the next
+  // connection. socket() hands out the lowest free slot: slots taken before
+  // fd's turn are closed again at once. With Wi-Fi down socket() throws: no
+  // placeholder (nothing arrives while the link is down; a FIN sent again
+  // after it comes back within lwIP's 20 s is left to chance).
   let extra: number[] | undefined;
   let obj: Slot | undefined;
   for (let i = 0; i <= fd; i++) {
@@ -186,20 +187,20 @@ function quarantine(fd: number): void {
   if (!obj) return;
   obj.close_cb = finned;
   // Every placeholder waits as long, and one that ends early takes its timer
-  // with it: the timer that fires is always the oldest placeholder's.
-  held.push({ fd, obj, t: kalumaTimers.setTimeout(expire, QUARANTINE_MS) });
-  if (held.length > PLACEHOLDERS) unhold(0);
+  // with it: the timer that fires is always the oldest placeholder's (the
+  // timer calls unhold with no argument: the oldest).
+  held.push({ fd, obj, t: kalumaTimers.setTimeout(unhold, K.QUARANTINE_MS) });
+  // More than PLACEHOLDERS held: the oldest goes.
+  if (held[K.PLACEHOLDERS]) unhold();
 }
-
-const expire = (): void => unhold(0);
 
 /** A placeholder's close_cb, one for all: a placeholder whose slot was closed under it (by a FIN) is done. */
 function finned(): void {
   for (let i = held.length - 1; i >= 0; i--) if (!ours((held[i] as Held).fd, (held[i] as Held).obj)) unhold(i);
 }
 
-/** Ends placeholder i: its slot is closed, unless a FIN or a radio reset closed it already. */
-function unhold(i: number): void {
+/** Ends placeholder i (the oldest by default): its slot is closed, unless a FIN or a radio reset closed it already. */
+function unhold(i = 0): void {
   const q = held[i];
   if (!q) return;
   held.splice(i, 1);
@@ -210,28 +211,22 @@ function unhold(i: number): void {
   }
 }
 
-/** A free slot; when none is left, placeholders give theirs up, oldest first. */
-function slot(): number {
-  for (;;) {
-    try {
-      return __netdev.socket('AF_INET', 'STREAM');
-    } catch (e) {
-      // 'WiFi is not connected.' (or not initialised) is not for want of a slot.
-      if (!held.length || String(e).indexOf('WiFi') >= 0) throw e;
-      unhold(0);
-    }
-  }
-}
-
 export const kalumaSockets: SocketFactory = {
   connect(host, port, h) {
-    for (let i = open.length - 1; i >= 0; i--) {
-      const o = open[i] as Conn;
-      if (!ours(o.fd, o.obj)) forget(o);
-      else if (dropped(o)) abandon(o);
-    }
+    for (let i = open.length - 1; i >= 0; i--) gone(open[i] as Conn);
     const target = resolved[host] || host;
-    const fd = slot();
+    // A free slot; when none is left, placeholders give theirs up, oldest first.
+    let fd: number;
+    for (;;) {
+      try {
+        fd = __netdev.socket('AF_INET', 'STREAM');
+        break;
+      } catch (e) {
+        // 'WiFi is not connected.' (or not initialised) is not for want of a slot.
+        if (!held.length || String(e).indexOf('WiFi') >= 0) throw e;
+        unhold();
+      }
+    }
     const obj = __netdev.get(fd) as Slot;
     // The connection's record is the Socket the caller holds, too.
     const c: Conn = {
@@ -242,37 +237,38 @@ export const kalumaSockets: SocketFactory = {
       linger: undefined,
       write(data) {
         if (c.done || !ours(fd, obj)) throw new Error('socket closed');
-        if (typeof data === 'string') {
-          // ASCII only (the port's contract; not checked here, the client
-          // hands over only a request it found ASCII): a character is one
-          // byte of the driver's copy, so a piece is PIECE characters, and a
-          // request of one piece goes as the very string it is, no copy.
-          for (let i = 0; i < data.length; i += PIECE) put(fd, i || data.length > PIECE ? data.substring(i, i + PIECE) : data);
-          return;
-        }
-        const bytes = data;
-        for (let i = 0; i < bytes.length; ) {
+        const text = typeof data === 'string';
+        for (let i = 0; i < data.length; ) {
           let end = i;
-          for (let cost = 0; end < bytes.length && cost < PIECE; end++) cost += (bytes[end] as number) < 128 ? 1 : 2;
-          // The piece's string is made SPAN bytes at a time: apply() lists its
-          // arguments on the heap, which with the string's making takes about
-          // 7 B a byte at once (8 KB for a whole piece, 2.4 KB this way).
           let piece = '';
-          for (let k = i; k < end; k += SPAN) {
-            const z = k + SPAN < end ? k + SPAN : end;
-            // A small request goes as it is, without a view of it.
-            piece += String.fromCharCode.apply(null, (k || z < bytes.length ? bytes.subarray(k, z) : bytes) as unknown as number[]);
+          if (text) {
+            // ASCII only (the port's contract; not checked here, the client
+            // hands over only a request it found ASCII): a character is one
+            // byte of the driver's copy, so a piece is PIECE characters, and a
+            // request of one piece goes as the very string it is, no copy.
+            end = i + K.PIECE;
+            piece = i || end < data.length ? data.substring(i, end) : data;
+          } else {
+            for (let room: number = K.PIECE; end < data.length && room > 0; end++) room -= (data[end] as number) < 128 ? 1 : 2;
+            // The piece's string is made SPAN bytes at a time: apply() lists its
+            // arguments on the heap, which with the string's making takes about
+            // 7 B a byte at once (8 KB for a whole piece, 2.4 KB this way).
+            for (let k = i; k < end; k += K.SPAN) {
+              const z = k + K.SPAN < end ? k + K.SPAN : end;
+              // A small request goes as it is, without a view of it.
+              piece += String.fromCharCode.apply(null, (k || z < data.length ? data.subarray(k, z) : data) as unknown as number[]);
+            }
           }
-          put(fd, piece);
+          // One driver write; a refusal means the connection is gone.
+          __netdev.write(fd, piece);
+          if (__netdev.errno === -1) throw new Error('the driver refused the write');
           i = end;
         }
       },
       release() {
         if (c.done || c.linger !== undefined) return;
-        c.linger = kalumaTimers.setTimeout(() => {
-          c.linger = undefined;
-          close(c);
-        }, LINGER_MS);
+        // close() forgets c, which clears c.linger, on every path.
+        c.linger = kalumaTimers.setTimeout(() => close(c), K.LINGER_MS);
       },
       destroy() {
         // An address that never answered may be stale: resolve again next time.
@@ -284,7 +280,8 @@ export const kalumaSockets: SocketFactory = {
       if (c.done) return;
       c.up = true;
       const a = obj.raddr;
-      if (target === host && !DOTTED.test(host) && a && DOTTED.test(a) && a !== '0.0.0.0') resolved[host] = a;
+      const dotted = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+      if (target === host && !dotted.test(host) && a && dotted.test(a) && a !== '0.0.0.0') resolved[host] = a;
       h.onConnect();
     };
     obj.read_cb = (d) => {
