@@ -14,6 +14,8 @@ interface JoinInfo {
   password: string | null;
   security: 'OPEN' | 'WPA2_WPA_PSK';
 }
+/** Every driver callback: an error (never trusted here) and, for some calls, what they give. */
+type Reply = (err: unknown, x?: unknown) => void;
 // Declared here rather than in kaluma.d.ts so that host-side tests can
 // type-check this file too.
 /**
@@ -22,72 +24,62 @@ interface JoinInfo {
  */
 declare const __ieee80211dev: {
   /** Blocks up to 30 s (the SDK's join timeout). */
-  connect(info: JoinInfo, cb: (err: unknown) => void): void;
-  /** Gives an info object only while the link is up (associated, with an address). */
-  get_connection(cb: (err: unknown, info?: { ssid?: string }) => void): void;
-  /** Blocks until the scan ends (seconds). */
-  scan(cb: (err: unknown, list?: { ssid: string }[]) => void): void;
-  disconnect(cb: (err: unknown) => void): void;
+  connect(info: JoinInfo, cb: Reply): void;
+  /** Gives an info object ({ ssid }) only while the link is up (associated, with an address). */
+  get_connection(cb: Reply): void;
+  /** Blocks until the scan ends (seconds); gives the networks seen ({ ssid }[]) or nothing. */
+  scan(cb: Reply): void;
+  disconnect(cb: Reply): void;
   /** Power-cycles the radio (about a second, blocking); every socket slot is dropped. */
-  reset(cb: (err: unknown) => void): void;
+  reset(cb: Reply): void;
 };
 
-function linkUp(): Promise<boolean> {
+/**
+ * One driver call, as a promise of what its callback gives: for
+ * get_connection whether the link is up ("no info object" means down,
+ * whatever the error says), for scan the SSIDs or undefined, else nothing.
+ * A throw (no driver) resolves as a callback that gives nothing would.
+ */
+function call(op: 'connect' | 'get_connection' | 'scan' | 'disconnect' | 'reset', join?: JoinInfo): Promise<unknown> {
   return new Promise((resolve) => {
+    const done: Reply = (_err, x) => {
+      if (op === 'get_connection') return resolve(!!x && !!(x as { ssid?: string }).ssid);
+      let names: string[] | undefined;
+      if (op === 'scan' && x) {
+        const list = x as { ssid: string }[];
+        names = [];
+        for (let i = 0; i < list.length; i++) names.push((list[i] as { ssid: string }).ssid);
+      }
+      resolve(names);
+    };
     try {
-      // "No info object" means down, whatever the error says.
-      __ieee80211dev.get_connection((_err, info) => resolve(!!info && !!info.ssid));
+      // connect, scan and reset block for seconds: a watchdog an earlier
+      // program left armed gets its whole period first (see Watchdog.keepAlive).
+      if (op !== 'get_connection' && op !== 'disconnect') kalumaWatchdog.keepAlive();
+      if (op === 'connect') __ieee80211dev.connect(join as JoinInfo, done);
+      else __ieee80211dev[op](done);
     } catch {
-      resolve(false);
+      done(null);
     }
   });
 }
 
+const linkUp = (): Promise<boolean> => call('get_connection') as Promise<boolean>;
+
 export const kalumaWifi: WifiLink = {
-  connect: (c) => {
+  connect: (c) =>
     // Every field the driver reads is given: Kaluma's wifi module would fill
     // an empty one with storage.getItem, which overruns the C heap, and the
     // driver is kept on the same terms. An open network's password goes as
     // null (not a string: the driver joins with no key). The security is
-    // the driver's own default for the password given.
-    if (!c.ssid) return Promise.resolve(false);
-    return new Promise<void>((resolve) => {
-      try {
-        // Blocks up to 30 s. The callback reports success even on failure,
-        // so the link is checked afterwards. A watchdog an earlier program
-        // left armed gets its whole period first (see Watchdog.keepAlive).
-        kalumaWatchdog.keepAlive();
-        __ieee80211dev.connect({ ssid: c.ssid, password: c.password || null, security: c.password ? 'WPA2_WPA_PSK' : 'OPEN' }, () => resolve());
-      } catch {
-        resolve();
-      }
-    }).then(linkUp);
-  },
+    // the driver's own default for the password given. The join blocks up
+    // to 30 s and its callback reports success even on failure, so the link
+    // is checked afterwards.
+    c.ssid
+      ? call('connect', { ssid: c.ssid, password: c.password || null, security: c.password ? 'WPA2_WPA_PSK' : 'OPEN' }).then(linkUp)
+      : Promise.resolve(false),
   isUp: linkUp,
-  scan: () =>
-    new Promise((resolve) => {
-      try {
-        kalumaWatchdog.keepAlive();
-        __ieee80211dev.scan((_err, list) => resolve(list ? list.map((e) => e.ssid) : undefined));
-      } catch {
-        resolve(undefined);
-      }
-    }),
-  disconnect: () =>
-    new Promise((resolve) => {
-      try {
-        __ieee80211dev.disconnect(() => resolve());
-      } catch {
-        resolve();
-      }
-    }),
-  reset: () =>
-    new Promise((resolve) => {
-      try {
-        kalumaWatchdog.keepAlive();
-        __ieee80211dev.reset(() => resolve());
-      } catch {
-        resolve();
-      }
-    }),
+  scan: () => call('scan') as Promise<string[] | undefined>,
+  disconnect: () => call('disconnect') as Promise<void>,
+  reset: () => call('reset') as Promise<void>,
 };
