@@ -3,9 +3,9 @@ import type { FileStore } from '../ports';
 
 // Kaluma's fs module itself, required on first use (see kaluma.d.ts) and
 // used as it is: no copy of it into an object of the bundler's. The board's
-// start-up script has already required it to mount LittleFS.
-let fsModule: typeof Fs | undefined;
-const fs = (): typeof Fs => fsModule || (fsModule = (globalThis as unknown as { require(id: 'fs'): typeof Fs }).require('fs'));
+// start-up script has already required it to mount LittleFS. at() requires
+// it: every path is made before fs is touched.
+let fs: typeof Fs;
 
 // LittleFS is mounted at '/'. Data is committed on close. Kaluma 1.2.1 leaks
 // C memory on its error paths: every failed open (~100 B), and its
@@ -13,46 +13,71 @@ const fs = (): typeof Fs => fsModule || (fsModule = (globalThis as unknown as { 
 // an fd each). So nothing opens a file that may be missing without exists()
 // first, only 'w' creates ('r+' and 'w+' do not, 'a' is broken: appends open
 // 'r+' and write at the size), and every open is closed in a finally.
-const at = (p: string): string => (p.charAt(0) === '/' ? p : '/' + p);
-const has = (p: string): boolean => fs().exists(at(p));
-const sizeOf = (p: string): number => fs().stat(at(p)).size;
+function at(p: string): string {
+  if (!fs) fs = (globalThis as unknown as { require(id: 'fs'): typeof Fs }).require('fs');
+  return p.charAt(0) === '/' ? p : '/' + p;
+}
 
-function withFd<T>(p: string, flags: string, f: (fd: number) => T): T {
-  const k = fs();
-  const fd = k.open(at(p), flags);
+/** p's path when it exists, else ''. */
+function found(p: string): string {
+  const q = at(p);
+  return fs.exists(q) ? q : '';
+}
+
+function sizeOf(p: string): number | undefined {
+  const q = found(p);
+  return q ? fs.stat(q).size : undefined;
+}
+
+/**
+ * Opens p with `flags` and closes it again: reads `data` bytes (a number)
+ * from `pos` (fewer at the end of the file), or writes `data` (bytes) at `pos`.
+ */
+function io(p: string, flags: string, data: number | Uint8Array, pos: number): Uint8Array | undefined {
+  const q = at(p);
+  const fd = fs.open(q, flags);
   try {
-    return f(fd);
+    if (typeof data !== 'number') {
+      fs.write(fd, data, 0, data.length, pos);
+      return;
+    }
+    const buf = new Uint8Array(data);
+    const n = fs.read(fd, buf, 0, data, pos);
+    return n < data ? buf.subarray(0, n) : buf;
   } finally {
-    k.close(fd);
+    fs.close(fd);
   }
 }
 
-function readRange(p: string, offset: number, length: number): Uint8Array {
-  return withFd(p, 'r', (fd) => {
-    const buf = new Uint8Array(length);
-    const n = fs().read(fd, buf, 0, length, offset);
-    return n < length ? buf.subarray(0, n) : buf;
-  });
-}
-
-const put = (p: string, flags: string, bytes: Uint8Array, position: number): void =>
-  withFd(p, flags, (fd) => void fs().write(fd, bytes, 0, bytes.length, position));
-
 export const kalumaFiles: FileStore = {
-  read: (p) => (has(p) ? readRange(p, 0, sizeOf(p)) : undefined),
+  read: (p) => {
+    const n = sizeOf(p);
+    return n === undefined ? undefined : io(p, 'r', n, 0);
+  },
   readAt: (p, offset, length) => {
-    if (!has(p)) throw new Error(p + ': no such file');
-    return readRange(p, offset, length);
+    if (!found(p)) throw new Error(p + ': no such file');
+    return io(p, 'r', length, offset) as Uint8Array;
   },
-  write: (p, bytes) => put(p, 'w', bytes, 0),
-  append: (p, bytes) => (has(p) ? put(p, 'r+', bytes, sizeOf(p)) : put(p, 'w', bytes, 0)),
-  size: (p) => (has(p) ? sizeOf(p) : undefined),
-  rename: (from, to) => fs().rename(at(from), at(to)),
+  write: (p, bytes) => void io(p, 'w', bytes, 0),
+  append: (p, bytes) => {
+    const n = sizeOf(p);
+    io(p, n === undefined ? 'w' : 'r+', bytes, n || 0);
+  },
+  size: sizeOf,
+  rename: (from, to) => {
+    const a = at(from);
+    fs.rename(a, at(to));
+  },
   remove: (p) => {
-    if (has(p)) fs().unlink(at(p));
+    const q = found(p);
+    if (q) fs.unlink(q);
   },
-  list: (d) => (has(d) ? fs().readdir(at(d)) : []),
+  list: (d) => {
+    const q = found(d);
+    return q ? fs.readdir(q) : [];
+  },
   mkdir: (d) => {
-    if (!has(d)) fs().mkdir(at(d));
+    const q = at(d);
+    if (!fs.exists(q)) fs.mkdir(q);
   },
 };
