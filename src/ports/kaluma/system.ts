@@ -4,13 +4,12 @@ import type { ConsoleHost, KvStore, Log, System, Watchdog } from '../ports';
 // Kaluma's wdt module, required when the watchdog is first armed (see kaluma.d.ts).
 let wdtModule: typeof Wdt | undefined;
 let wdt: Wdt.WDT | undefined;
-const arm = (ms: number): Wdt.WDT =>
-  new (wdtModule || (wdtModule = (globalThis as unknown as { require(id: 'wdt'): typeof Wdt }).require('wdt'))).WDT(ms);
+const wdtClass = (): typeof Wdt.WDT => (wdtModule || (wdtModule = (globalThis as unknown as { require(id: 'wdt'): typeof Wdt }).require('wdt'))).WDT;
 
 export const kalumaWatchdog: Watchdog = {
   // A second WDT just re-programs the same hardware counter.
   start: (ms) => {
-    wdt = arm(ms);
+    wdt = new (wdtClass())(ms);
   },
   feed: () => {
     if (wdt) wdt.feed();
@@ -21,7 +20,7 @@ export const kalumaWatchdog: Watchdog = {
   keepAlive: () => {
     if (wdt) return;
     try {
-      (wdtModule || (wdtModule = (globalThis as unknown as { require(id: 'wdt'): typeof Wdt }).require('wdt'))).WDT.prototype.feed();
+      wdtClass().prototype.feed();
     } catch {
       // No watchdog module: no watchdog to keep quiet. Never stops a caller.
     }
@@ -34,7 +33,7 @@ export const kalumaSystem: System = {
   memory: () => process.memoryUsage(),
   // There is no reset API: arm the watchdog at its minimum and stop feeding.
   reboot: () => {
-    wdt = arm(1);
+    kalumaWatchdog.start(1);
     for (;;) delay(10);
   },
   seedRandom: () => {
@@ -56,29 +55,29 @@ export const kalumaSystem: System = {
 // looks it up again at every read: it is read once, at the first use.
 const cache: Record<string, string | undefined> = {};
 let kv: typeof storage | undefined;
-const store = (): typeof storage => kv || (kv = storage);
 export const kalumaKv: KvStore = {
   get: (k) => {
     if (!(k in cache)) {
-      const v = store().getItem(k);
+      const v = (kv || (kv = storage)).getItem(k);
       cache[k] = v === null ? undefined : v;
     }
     return cache[k];
   },
   set: (k, v) => {
     if (cache[k] === v) return;
-    store().setItem(k, v);
+    (kv || (kv = storage)).setItem(k, v);
     cache[k] = v;
   },
   remove: (k) => {
-    store().removeItem(k);
+    (kv || (kv = storage)).removeItem(k);
     cache[k] = undefined;
   },
 };
 
+// Kaluma's console functions, which ignore `this`: no function of ours each.
 export const kalumaLog: Log = {
-  info: (l) => console.log(l),
-  error: (l) => console.error(l),
+  info: console.log,
+  error: console.error,
 };
 
 export const kalumaConsole: ConsoleHost = {
