@@ -1,5 +1,5 @@
 import type * as Cyw43 from 'pico_cyw43';
-import type { DigitalOut, Pins, Pull } from '../ports';
+import type { DigitalOut, Pins } from '../ports';
 
 // The radio chip's module, required by the first led() (see kaluma.d.ts). On
 // a Pico W the firmware's board script has already required it at start-up
@@ -7,16 +7,12 @@ import type { DigitalOut, Pins, Pull } from '../ports';
 // this costs no module of its own and the LED works before any network use.
 let cyw43: Cyw43.PicoCYW43 | undefined;
 
-function modeFor(pull: Pull): number {
-  return pull === 'up' ? INPUT_PULLUP : pull === 'down' ? INPUT_PULLDOWN : INPUT;
-}
-
 export const kalumaPins: Pins = {
   // analogRead(30) is the internal temperature sensor; the ADC input is
   // re-selected on every call, so there is nothing to close.
   analogIn: (pin) => ({ readFraction: () => analogRead(pin), close: () => undefined }),
   digitalIn: (pin, pull) => {
-    pinMode(pin, modeFor(pull));
+    pinMode(pin, pull === 'up' ? INPUT_PULLUP : pull === 'down' ? INPUT_PULLDOWN : INPUT);
     return { read: () => (digitalRead(pin) ? 1 : 0), close: () => pinMode(pin, INPUT) };
   },
   digitalOut: (pin) => {
