@@ -126,10 +126,6 @@ function forget(c: Conn): void {
   if (i >= 0) open.splice(i, 1);
 }
 
-function unhook(o: Slot): void {
-  o.read_cb = o.close_cb = o.connect_cb = undefined;
-}
-
 /**
  * Settles a connection the driver or lwIP may have ended under us; true when
  * it did (the connection is forgotten then). A radio reset: the slot may be
@@ -146,7 +142,7 @@ function gone(c: Conn): boolean {
   if (c.obj.state === 0) return false;
   __netdev.write(c.fd, '');
   if (__netdev.errno !== -1) return false;
-  unhook(c.obj);
+  c.obj.read_cb = c.obj.close_cb = c.obj.connect_cb = undefined;
   abandoned++;
   forget(c);
   return true;
@@ -155,7 +151,7 @@ function gone(c: Conn): boolean {
 function close(c: Conn): void {
   if (c.done || gone(c)) return;
   forget(c);
-  unhook(c.obj);
+  c.obj.read_cb = c.obj.close_cb = c.obj.connect_cb = undefined;
   const fd = c.fd;
   __netdev.close(fd);
   // A connection that never completed its handshake is freed by lwIP at
@@ -303,7 +299,7 @@ export const kalumaSockets: SocketFactory = {
       // caller gets the throw (the better reason), not an onClose as well.
       delete resolved[host];
       c.done = true;
-      unhook(obj);
+      obj.read_cb = obj.close_cb = obj.connect_cb = undefined;
       if (ours(fd, obj)) __netdev.close(fd);
       throw e;
     }
