@@ -1,40 +1,92 @@
+// The filters, each a pure step between a sensor and the outbox (filter.ts).
+// One function runs every kind over a plain state object per step: on the
+// device's engine each function costs heap as bytecode and each closure per
+// instance, so a factory and a closure per kind cost more than the steps do.
 import type { FilterSpec } from '../config/types';
-import { createAverageFilter } from './average';
-import { createClampFilter } from './clamp';
-import { createDeltaFilter } from './delta';
-import { createEwmaFilter } from './ewma';
 import type { Filter } from './filter';
-import { createMedianFilter } from './median';
-import { createThrottleFilter } from './throttle';
 
 export type { Filter } from './filter';
 
-export function createFilter(spec: FilterSpec): Filter {
-  switch (spec.type) {
-    case 'average':
-      return createAverageFilter(spec);
-    case 'median':
-      return createMedianFilter(spec);
-    case 'ewma':
-      return createEwmaFilter(spec);
-    case 'clamp':
-      return createClampFilter(spec);
-    case 'delta':
-      return createDeltaFilter(spec);
-    case 'throttle':
-      return createThrottleFilter(spec);
-  }
+interface Step {
+  s: FilterSpec;
+  /** average, median: the last n values pushed, in ring order; k is the next slot. */
+  w: number[];
+  n: number;
+  k: number;
+  /** median: the window sorted, reused at every push. */
+  m: number[];
+  /** ewma: the mean; delta: the last value passed. */
+  v: number | undefined;
+  /** delta, throttle: when the last value passed. */
+  t: number | undefined;
 }
 
-/** The specs in order; a drop stops the chain, so later steps never see that value. */
+export function createFilter(spec: FilterSpec): Filter {
+  return createChain([spec]);
+}
+
+/**
+ * The specs in order; a drop stops the chain, so later steps never see that value.
+ *
+ * average, median: of the last `window` values (at least 1), emitted from the
+ * first value on: with minute-long intervals, waiting for a full window would
+ * mean minutes of silence after every boot. The median of an even count is
+ * the mean of the middle two.
+ * ewma: alpha in (0, 1], 1 = no smoothing; the first value passes as is.
+ * clamp: drops values outside [min, max]: a reading out of the physical range
+ * is a fault, not an extreme.
+ * delta: passes a value only when it moved at least `threshold` from the last
+ * value passed, or when `heartbeatMs` (<= 0: never) went by since then, so the
+ * service still hears from a steady sensor. The first value passes.
+ * throttle: at most one value per minIntervalMs; the first value passes.
+ */
 export function createChain(specs: FilterSpec[]): Filter {
-  const steps = specs.map(createFilter);
+  const steps: Step[] = [];
+  for (const s of specs) {
+    const n = s.type === 'average' || s.type === 'median' ? (s.window >= 1 ? Math.floor(s.window) : 1) : 0;
+    steps.push({ s, w: [], n, k: 0, m: [], v: undefined, t: undefined });
+  }
   return {
     push(value, atMs) {
-      let v: number | undefined = value;
-      for (const step of steps) {
-        v = step.push(v, atMs);
-        if (v === undefined) return undefined;
+      let v = value;
+      for (const st of steps) {
+        const s = st.s;
+        if (s.type === 'average' || s.type === 'median') {
+          const w = st.w;
+          if (w.length < st.n) w.push(v);
+          else w[st.k] = v;
+          st.k = (st.k + 1) % st.n;
+          const len = w.length;
+          if (s.type === 'average') {
+            v = 0;
+            for (let i = 0; i < len; i++) v += w[i]!;
+            v /= len;
+          } else {
+            // Insertion sort into the step's own array: no copy, no comparator per push.
+            const m = st.m;
+            for (let i = 0; i < len; i++) {
+              const x = w[i]!;
+              let j = i;
+              for (; j > 0 && m[j - 1]! - x > 0; j--) m[j] = m[j - 1]!;
+              m[j] = x;
+            }
+            const mid = len >> 1;
+            v = len % 2 === 1 ? m[mid]! : (m[mid - 1]! + m[mid]!) / 2;
+          }
+        } else if (s.type === 'ewma') {
+          v = st.v = st.v === undefined ? v : st.v + s.alpha * (v - st.v);
+        } else if (s.type === 'clamp') {
+          if (!(v >= s.min && v <= s.max)) return undefined;
+        } else if (s.type === 'delta') {
+          if (st.v !== undefined && Math.abs(v - st.v) < s.threshold && !(s.heartbeatMs > 0 && atMs - st.t! >= s.heartbeatMs)) {
+            return undefined;
+          }
+          st.v = v;
+          st.t = atMs;
+        } else {
+          if (st.t !== undefined && atMs - st.t < s.minIntervalMs) return undefined;
+          st.t = atMs;
+        }
       }
       return v;
     },

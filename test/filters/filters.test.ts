@@ -123,3 +123,24 @@ describe('chain', () => {
     expect(a.push(2, 1)).toBe(6);
   });
 });
+
+describe('window (average, median)', () => {
+  it('holds at most window values: the latest ones', () => {
+    const f = createFilter({ type: 'median', window: 3 });
+    let out: number | undefined;
+    for (let i = 1; i <= 100; i++) out = f.push(i, i);
+    expect(out).toBe(99);
+    const a = createFilter({ type: 'average', window: 3 });
+    for (let i = 1; i <= 100; i++) out = a.push(i, i);
+    expect(out).toBe(99);
+  });
+
+  it('grows one by one until full', () => {
+    expect(run(createFilter({ type: 'average', window: 3 }), [7, 8, 9, 10])).toEqual([7, 7.5, 8, 9]);
+  });
+
+  it('a window below 1 holds one value; a fractional window is rounded down', () => {
+    expect(run(createFilter({ type: 'average', window: 0 }), [1, 2])).toEqual([1, 2]);
+    expect(run(createFilter({ type: 'average', window: 2.7 }), [1, 2, 3])).toEqual([1, 1.5, 2.5]);
+  });
+});
