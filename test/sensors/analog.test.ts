@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createAnalogSensor } from '../../src/sensors/analog';
-import { fakePins, sensorConfig } from './fakes';
+import type { SensorConfig } from '../../src/config/types';
+import type { Pins } from '../../src/ports/ports';
+import { createSensor } from '../../src/sensors/index';
+import { fakeTimers, fakePins, sensorConfig } from './fakes';
+
+const createAnalogSensor = (o: { cfg: SensorConfig; pins: Pins }) => createSensor({ ...o, timers: fakeTimers() });
 
 const cfg = (over = {}) => sensorConfig({ kind: 'analog', pin: 26, unit: 'V', ...over });
 

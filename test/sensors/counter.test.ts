@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCounterSensor } from '../../src/sensors/counter';
+import { createSensor as createCounterSensor } from '../../src/sensors/index';
 import { fakePins, fakeTimers, sensorConfig } from './fakes';
 
 const cfg = (over = {}) => sensorConfig({ kind: 'counter', pin: 6, unit: 'pulses', ...over });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createDigitalSensor } from '../../src/sensors/digital';
-import { fakePins, sensorConfig } from './fakes';
+import type { SensorConfig } from '../../src/config/types';
+import type { Pins } from '../../src/ports/ports';
+import { createSensor } from '../../src/sensors/index';
+import { fakeTimers, fakePins, sensorConfig } from './fakes';
+
+const createDigitalSensor = (o: { cfg: SensorConfig; pins: Pins }) => createSensor({ ...o, timers: fakeTimers() });
 
 describe('digital sensor', () => {
   it('reports the level with no pull by default', () => {

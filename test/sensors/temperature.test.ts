@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createTemperatureSensor } from '../../src/sensors/temperature';
-import { fakePins, sensorConfig } from './fakes';
+import type { SensorConfig } from '../../src/config/types';
+import type { Pins } from '../../src/ports/ports';
+import { createSensor } from '../../src/sensors/index';
+import { fakeTimers, fakePins, sensorConfig } from './fakes';
+
+const createTemperatureSensor = (o: { cfg: SensorConfig; pins: Pins }) => createSensor({ ...o, timers: fakeTimers() });
 
 const cfg = (over = {}) => sensorConfig({ kind: 'temperature', pin: 30, unit: 'C', ...over });
 const fractionFor = (volts: number, vrefV = 3.3) => volts / vrefV;
