@@ -75,10 +75,6 @@ interface Cursor {
   w?: string;
 }
 
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
 /** Bytes read at a time by peek(): a few typical records. */
 const PEEK_WINDOW = 512;
 const enc = new TextEncoder();
@@ -107,7 +103,9 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
   let oldLeft = false;
   const name = (id: number): string => o.dir + '/seg-' + String(id).padStart(8, '0');
   const say = (m: string, e?: unknown): void => {
-    if (o.log) o.log.error('outbox: ' + m + (e === undefined ? '' : ': ' + message(e)));
+    // What was thrown, as the message of an Error and as itself otherwise.
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
+    if (o.log) o.log.error('outbox: ' + m + (e === undefined ? '' : ': ' + (e instanceof Error ? e.message : String(e))));
   };
 
   let c: Cursor = { s: 0, o: 0, n: 1, d: 0, r: 0 };
@@ -194,9 +192,12 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
     return done;
   }
 
-  function drop(bytes: number): void {
-    c.d += take(Infinity, bytes);
-    if (dead.length) save();
+  /** Drops the oldest records until `extra` more bytes fit under maxBytes. */
+  function fit(extra: number): void {
+    if (live + extra > maxBytes) {
+      c.d += take(Infinity, live + extra - maxBytes);
+      if (dead.length) save();
+    }
   }
 
   try {
@@ -213,19 +214,23 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
         if (t === undefined) throw new Error('not UTF-8');
         const v = JSON.parse(t) as Record<string, unknown>;
         const w = typeof v.w;
-        if (['s', 'o', 'n', 'd', 'r'].every((k) => typeof v[k] === 'number') && (w === 'string' || w === 'undefined')) {
-          c = v as unknown as Cursor;
-        }
+        let ok = w === 'string' || w === 'undefined';
+        for (const k of 'sondr') ok = ok && typeof v[k] === 'number';
+        if (ok) c = v as unknown as Cursor;
         else say('cursor ignored');
       } catch (e) {
         say('cursor ignored', e);
       }
     }
-    const ids = files
-      .list(o.dir)
-      .filter((f) => /^seg-\d{8}$/.test(f))
-      .map((f) => +f.slice(4))
-      .sort((a, b) => a - b);
+    // Segment ids in ascending order, by insertion: a loop, not callbacks.
+    const ids: number[] = [];
+    for (const f of files.list(o.dir)) {
+      if (!/^seg-\d{8}$/.test(f)) continue;
+      const id = +f.slice(4);
+      let j = ids.length;
+      for (; j > 0 && ids[j - 1]! > id; j--) ids[j] = ids[j - 1]!;
+      ids[j] = id;
+    }
     nextId = Math.max(c.s + 1, (ids[ids.length - 1] ?? -1) + 1);
     for (const id of ids) {
       if (id < c.s) {
@@ -256,7 +261,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       }
     }
     clean();
-    if (live > maxBytes) drop(live - maxBytes);
+    fit(0);
   } catch (e) {
     say('unusable', e);
     return undefined;
@@ -272,7 +277,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       let t: Segment | undefined;
       let fresh = false;
       try {
-        if (live + f.length > maxBytes) drop(live + f.length - maxBytes);
+        fit(f.length);
         const last = segs[segs.length - 1];
         t = last && !last.sealed && last.end + f.length <= segBytes ? last : undefined;
         if (!t) {
@@ -348,7 +353,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
     setMaxBytes(n: number): void {
       maxBytes = n;
       try {
-        if (live > maxBytes) drop(live - maxBytes);
+        fit(0);
       } catch (e) {
         say('resize', e);
       }
