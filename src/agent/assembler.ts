@@ -6,7 +6,7 @@
 // period, not one each, whatever the loop's jitter.
 import type { DeviceConfig, Reading } from '../model';
 import type { Clock, Log, TimerId, Timers } from '../ports/ports';
-import { encodeJson, encodeValue, encodeXml } from '../service/encode';
+import { encodeFor } from '../service/encode';
 import type { OutboxRecord, Outbox as Queue } from '../queue/types';
 import type { SampleEvent } from './sampler';
 import type { TimeKeeper } from './time';
@@ -37,7 +37,8 @@ export function createAssembler(o: {
   onQueued?: () => void;
 }): Assembler {
   // Latest reading per device, in the device's sensor order.
-  const latest: (Reading | undefined)[][] = o.devices.map((d) => d.sensors.map(() => undefined));
+  const latest: (Reading | undefined)[][] = [];
+  for (let di = 0; di < o.devices.length; di++) latest.push([]);
   // Devices with samples waiting for the end of the window, and the one
   // timer that closes it for all of them: no closure or timer per record.
   const pending: boolean[] = [];
@@ -48,61 +49,56 @@ export function createAssembler(o: {
   let retryAt = 0;
   let retryWaitMs = 0;
 
-  function flushPending(): void {
-    window = undefined;
-    for (let di = 0; di < pending.length; di++) {
-      if (pending[di]) {
-        pending[di] = false;
-        flush(di);
+  /**
+   * Queues the record of device `one`, or, called by the window's timer (no
+   * argument), of every device with samples waiting. One function for both:
+   * on the device's engine every function costs heap.
+   */
+  function flush(one?: number): void {
+    if (one === undefined) window = undefined;
+    for (let di = 0; di < o.devices.length; di++) {
+      if (one === undefined ? !pending[di] : di !== one) continue;
+      pending[di] = false;
+      const dev = o.devices[di] as DeviceConfig;
+      const group: Reading[] = [];
+      for (const r of latest[di] as (Reading | undefined)[]) if (r) group.push(r);
+      if (!group.length) continue;
+      const seq = o.queue.nextSeq();
+      let upMs = 0;
+      for (const r of group) {
+        r.seq = seq;
+        if (r.uptimeMs > upMs) upMs = r.uptimeMs;
       }
-    }
-  }
-
-  function flush(di: number): void {
-    const dev = o.devices[di] as DeviceConfig;
-    const group: Reading[] = [];
-    for (const r of latest[di] as (Reading | undefined)[]) if (r) group.push(r);
-    if (!group.length) return;
-    const seq = o.queue.nextSeq();
-    let upMs = 0;
-    for (const r of group) {
-      r.seq = seq;
-      if (r.uptimeMs > upMs) upMs = r.uptimeMs;
-    }
-    const enc =
-      dev.format === 'Value'
-        ? encodeValue(group[0] as Reading, dev.decimals === undefined ? 2 : dev.decimals)
-        : dev.format === 'JSON'
-          ? encodeJson(dev, group)
-          : encodeXml(dev, group);
-    if (!enc.ok) {
-      failed++;
-      o.log.error('device ' + dev.name + ': reading not sent: ' + enc.error);
-      return;
-    }
-    const wall = o.time.wallAt(upMs);
-    const rec = { seq, device: dev.name, payload: enc.text, uptimeMs: upMs, bootId: o.bootId, wallMs: wall };
-    // A flash write that fails (file system full or worn) keeps the record in
-    // a small RAM spill, stored in order before the next one; only what
-    // overflows the spill is lost, and counted. A refusing file system is
-    // tried again after one sample period, then twice as long each time up to
-    // a few minutes: every refused write costs flash time and, on Kaluma, C
-    // memory in the runtime's error paths.
-    spill.push(rec);
-    const now = o.clock.uptimeMs();
-    if (now >= retryAt) {
-      while (spill.length && o.queue.push(spill[0] as OutboxRecord)) spill.shift();
-      retryWaitMs = spill.length ? Math.min(RETRY_MAX_MS, retryWaitMs * 2 || o.retryMs) : 0;
-      retryAt = now + retryWaitMs;
-    }
-    if (spill.length) {
-      o.log.error('outbox: could not store reading ' + seq + '; ' + spill.length + ' held in RAM');
-      if (spill.length > SPILL_MAX) {
-        spill.shift();
-        lost++;
+      const enc = encodeFor(dev, group);
+      if (!enc.ok) {
+        failed++;
+        o.log.error('device ' + dev.name + ': reading not sent: ' + enc.error);
+        continue;
       }
+      const wall = o.time.wallAt(upMs);
+      const rec = { seq, device: dev.name, payload: enc.text, uptimeMs: upMs, bootId: o.bootId, wallMs: wall };
+      // A flash write that fails (file system full or worn) keeps the record in
+      // a small RAM spill, stored in order before the next one; only what
+      // overflows the spill is lost, and counted. A refusing file system is
+      // tried again after one sample period, then twice as long each time up to
+      // a few minutes: every refused write costs flash time and, on Kaluma, C
+      // memory in the runtime's error paths.
+      spill.push(rec);
+      const now = o.clock.uptimeMs();
+      if (now >= retryAt) {
+        while (spill.length && o.queue.push(spill[0] as OutboxRecord)) spill.shift();
+        retryWaitMs = spill.length ? Math.min(RETRY_MAX_MS, retryWaitMs * 2 || o.retryMs) : 0;
+        retryAt = now + retryWaitMs;
+      }
+      if (spill.length) {
+        o.log.error('outbox: could not store reading ' + seq + '; ' + spill.length + ' held in RAM');
+        if (spill.length > SPILL_MAX) {
+          spill.shift();
+          lost++;
+        }
+      }
+      if (o.onQueued) o.onQueued();
     }
-    if (o.onQueued) o.onQueued();
   }
 
   return {
@@ -123,7 +119,7 @@ export function createAssembler(o: {
         if (dev.format === 'Value') flush(di);
         else if (!pending[di]) {
           pending[di] = true;
-          if (window === undefined) window = o.timers.setTimeout(flushPending, COALESCE_MS);
+          if (window === undefined) window = o.timers.setTimeout(flush, COALESCE_MS);
         }
       }
     },
@@ -131,7 +127,7 @@ export function createAssembler(o: {
       if (window !== undefined) {
         o.timers.clearTimeout(window);
         // Samples already taken are not thrown away on an orderly stop.
-        flushPending();
+        flush();
       }
     },
     failed: () => failed + lost,

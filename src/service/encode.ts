@@ -18,7 +18,7 @@
 //
 // Numbers: fixed decimals, see formatNumber.
 
-import type { DeviceConfig, Reading } from '../model';
+import type { DataFormat, DeviceConfig, Reading } from '../model';
 import { codeAt } from './utf8';
 
 export type Encoded = { ok: true; text: string } | { ok: false; error: string };
@@ -38,11 +38,15 @@ export function formatNumber(v: number, decimals: number): string | undefined {
   if (!isFinite(v) || Math.abs(v) >= 1e21 || !(decimals >= 0 && decimals <= 6 && decimals % 1 === 0)) {
     return undefined;
   }
-  const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(Math.abs(v)));
-  if (!m) return undefined;
-  let digits = (m[1] as string) + (m[2] || '');
+  // The shortest form is digits, maybe a point and more digits, maybe an exponent.
+  let digits = String(Math.abs(v));
+  const e = digits.indexOf('e');
   // Index in `digits` where the integer part ends.
-  let point = (m[1] as string).length + Number(m[3] || 0);
+  let point = e < 0 ? 0 : +digits.slice(e + 1);
+  if (e >= 0) digits = digits.slice(0, e);
+  const dot = digits.indexOf('.');
+  point += dot < 0 ? digits.length : dot;
+  if (dot >= 0) digits = digits.slice(0, dot) + digits.slice(dot + 1);
   while (point < 1) {
     digits = '0' + digits;
     point++;
@@ -61,19 +65,11 @@ export function formatNumber(v: number, decimals: number): string | undefined {
     kept = (i < 0 ? '1' : kept.slice(0, i) + String.fromCharCode(kept.charCodeAt(i) + 1)) + out;
   }
   const intLen = kept.length - decimals;
-  const int = kept.slice(0, intLen).replace(/^0+(?=\d)/, '');
-  const text = decimals > 0 ? int + '.' + kept.slice(intLen) : int;
-  return v < 0 && /[1-9]/.test(text) ? '-' + text : text;
-}
-
-function badValue(r: Reading): Encoded {
-  return { ok: false, error: 'reading ' + r.seq + ' (' + r.sensorId + '): value ' + r.value + ' is not a finite number below 1e21' };
-}
-
-/** The Data segment of a value write, before percent-encoding. */
-export function encodeValue(reading: Reading, decimals: number): Encoded {
-  const text = formatNumber(reading.value, reading.decimals === undefined ? decimals : reading.decimals);
-  return text === undefined ? badValue(reading) : { ok: true, text };
+  let z = 0;
+  while (z < intLen - 1 && kept.charAt(z) === '0') z++;
+  const text = kept.slice(z, intLen) + (decimals > 0 ? '.' + kept.slice(intLen) : '');
+  // No '-0': the sign only on a text that is not all zeros.
+  return v < 0 && +text ? '-' + text : text;
 }
 
 /** A JSON string literal, every non-ASCII character as \uXXXX. */
@@ -117,7 +113,13 @@ export function escapeXml(s: string): string {
 
 /** A safe element name: ASCII letter or '_' first, then letters, digits, '_', '-', '.'; not xml*. */
 export function isXmlName(s: string): boolean {
-  return /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(s) && !/^xml/i.test(s);
+  let ok = s !== '' && s.slice(0, 3).toLowerCase() !== 'xml';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const l = c | 32;
+    ok = ok && ((l >= 97 && l <= 122) || c === 95 || (i > 0 && ((c >= 48 && c <= 57) || c === 45 || c === 46)));
+  }
+  return ok;
 }
 
 interface Group {
@@ -127,12 +129,21 @@ interface Group {
   last: Reading;
 }
 
-function groups(readings: Reading[], decimals: number, split: boolean): Group[] | Encoded {
-  const out: Group[] = [];
+/**
+ * The payload of one write to `device` in `format` (its own by default); see
+ * the top of this file. Value encodes the first reading. One function for
+ * the three formats: on the device's engine every function costs heap.
+ */
+export function encodeFor(device: DeviceConfig, readings: Reading[], format: DataFormat = device.format): Encoded {
+  const decimals = device.decimals === undefined ? 2 : device.decimals;
+  const gs: Group[] = [];
   let g: Group | undefined;
   for (const r of readings) {
     const text = formatNumber(r.value, r.decimals === undefined ? decimals : r.decimals);
-    if (text === undefined) return badValue(r);
+    if (text === undefined) {
+      return { ok: false, error: 'reading ' + r.seq + ' (' + r.sensorId + '): value ' + r.value + ' is not a finite number below 1e21' };
+    }
+    if (format === 'Value') return { ok: true, text };
     if (formatNumber(r.seq, 0) === undefined || formatNumber(r.uptimeMs, 0) === undefined) {
       return { ok: false, error: 'reading ' + r.seq + ' (' + r.sensorId + '): seq and uptimeMs must be finite' };
     }
@@ -140,9 +151,10 @@ function groups(readings: Reading[], decimals: number, split: boolean): Group[] 
       return { ok: false, error: 'sensor name ' + jsonString(r.sensorId) + ' clashes with the field ' + r.sensorId };
     }
     let at = g ? g.names.indexOf(r.sensorId) : -1;
-    if (!g || (split && at >= 0)) {
+    // With batch > 1, a sensor seen a second time starts the next sample group.
+    if (!g || (at >= 0 && format === 'JSON' && (device.batch || 1) > 1)) {
       g = { names: [], values: [], units: [], last: r };
-      out.push(g);
+      gs.push(g);
       at = -1;
     }
     if (at < 0) {
@@ -154,48 +166,41 @@ function groups(readings: Reading[], decimals: number, split: boolean): Group[] 
     if (r.seq >= g.last.seq) g.last = r;
   }
   if (!g) return { ok: false, error: 'no readings to encode' };
-  return out;
-}
-
-function isoTime(r: Reading): string | undefined {
-  const ms = r.wallMs;
-  return ms !== undefined && isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : undefined;
-}
-
-function decimalsOf(device: DeviceConfig): number {
-  return device.decimals === undefined ? 2 : device.decimals;
-}
-
-/** The body of a JSON write; see the top of this file for the shape. */
-export function encodeJson(device: DeviceConfig, readings: Reading[]): Encoded {
-  const gs = groups(readings, decimalsOf(device), (device.batch || 1) > 1);
-  if (!Array.isArray(gs)) return gs;
-  const parts: string[] = [];
-  for (const g of gs) {
-    let s = '{';
-    for (let i = 0; i < g.names.length; i++) s += jsonString(g.names[i] as string) + ':' + g.values[i] + ',';
-    s += '"seq":' + formatNumber(g.last.seq, 0) + ',"uptime_ms":' + formatNumber(g.last.uptimeMs, 0);
-    const ts = isoTime(g.last);
-    parts.push(s + (ts ? ',"ts":"' + ts + '"' : '') + '}');
-  }
-  return { ok: true, text: parts.length > 1 ? '[' + parts.join(',') + ']' : (parts[0] as string) };
-}
-
-/** The body of an XML write; see the top of this file for the shape. */
-export function encodeXml(device: DeviceConfig, readings: Reading[]): Encoded {
-  const gs = groups(readings, decimalsOf(device), false);
-  if (!Array.isArray(gs)) return gs;
-  const g = gs[0] as Group;
-  const ts = isoTime(g.last);
-  let s = '<reading seq="' + formatNumber(g.last.seq, 0) + '" uptime_ms="' + formatNumber(g.last.uptimeMs, 0) + '"';
-  s += (ts ? ' ts="' + ts + '"' : '') + '>';
-  for (let i = 0; i < g.names.length; i++) {
-    const name = g.names[i] as string;
-    if (!isXmlName(name)) {
-      return { ok: false, error: 'sensor name ' + jsonString(name) + ' is not a valid XML element name' };
+  const xml = format === 'XML';
+  let out = '';
+  for (let k = 0; k < (xml ? 1 : gs.length); k++) {
+    g = gs[k]!;
+    const ms = g.last.wallMs;
+    const ts = ms !== undefined && isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : undefined;
+    const seq = formatNumber(g.last.seq, 0)!;
+    const up = formatNumber(g.last.uptimeMs, 0)!;
+    if (xml) out = '<reading seq="' + seq + '" uptime_ms="' + up + '"' + (ts ? ' ts="' + ts + '"' : '') + '>';
+    else out += (k ? ',{' : '{');
+    for (let i = 0; i < g.names.length; i++) {
+      const name = g.names[i]!;
+      if (!xml) out += jsonString(name) + ':' + g.values[i] + ',';
+      else if (!isXmlName(name)) return { ok: false, error: 'sensor name ' + jsonString(name) + ' is not a valid XML element name' };
+      else {
+        const unit = g.units[i]!;
+        out += '<' + name + (unit ? ' unit="' + escapeXml(unit) + '"' : '') + '>' + g.values[i] + '</' + name + '>';
+      }
     }
-    const unit = g.units[i] as string;
-    s += '<' + name + (unit ? ' unit="' + escapeXml(unit) + '"' : '') + '>' + g.values[i] + '</' + name + '>';
+    if (!xml) out += '"seq":' + seq + ',"uptime_ms":' + up + (ts ? ',"ts":"' + ts + '"' : '') + '}';
   }
-  return { ok: true, text: s + '</reading>' };
+  return { ok: true, text: xml ? out + '</reading>' : gs.length > 1 ? '[' + out + ']' : out };
+}
+
+/** The Data segment of a value write, before percent-encoding. */
+export function encodeValue(reading: Reading, decimals: number): Encoded {
+  return encodeFor({ decimals } as DeviceConfig, [reading], 'Value');
+}
+
+/** The body of a JSON write. */
+export function encodeJson(device: DeviceConfig, readings: Reading[]): Encoded {
+  return encodeFor(device, readings, 'JSON');
+}
+
+/** The body of an XML write. */
+export function encodeXml(device: DeviceConfig, readings: Reading[]): Encoded {
+  return encodeFor(device, readings, 'XML');
 }
