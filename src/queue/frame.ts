@@ -72,10 +72,7 @@ export function checkFrame(b: Uint8Array, p: number): number {
   // We only ever write UTF-8, but text that is not would overrun the
   // runtime's decoder: such a frame is as bad as a torn one.
   at = p + FRAME_HEADER;
-  num(b);
-  num(b);
-  num(b);
-  num(b);
+  for (let i = 0; i < 4; i++) num(b);
   const dl = num(b);
   const d = at + dl;
   return d <= p + n && isUtf8(b, at, d) && isUtf8(b, d, p + n) ? n : 0;
@@ -97,12 +94,6 @@ function num(b: Uint8Array): number {
   return x;
 }
 
-/** Checked frames are UTF-8; should flash change under a peek, U+FFFD stands in. */
-function text(v: Uint8Array): string {
-  const s = decodeUtf8(v);
-  return s === undefined ? '\ufffd' : s;
-}
-
 /** The record in the (checked) frame at p. */
 export function decodeFrame(b: Uint8Array, p: number): OutboxRecord {
   const end = p + frameSize(b, p);
@@ -112,10 +103,13 @@ export function decodeFrame(b: Uint8Array, p: number): OutboxRecord {
   const bootId = num(b);
   const wall = num(b);
   const dl = num(b);
+  // Checked frames are UTF-8; should flash change under a peek, U+FFFD stands in.
+  const device = decodeUtf8(b.subarray(at, at + dl));
+  const payload = decodeUtf8(b.subarray(at + dl, end));
   const r: OutboxRecord = {
     seq,
-    device: text(b.subarray(at, at + dl)),
-    payload: text(b.subarray(at + dl, end)),
+    device: device === undefined ? '\ufffd' : device,
+    payload: payload === undefined ? '\ufffd' : payload,
     uptimeMs,
     bootId,
   };

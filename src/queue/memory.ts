@@ -12,34 +12,27 @@ export interface MemoryOutboxOptions {
   firstSeq?: number;
 }
 
-/** Bytes are counted in the flash outbox's framed form so stats compare across the two. */
-function size(r: OutboxRecord): number {
-  const f = encodeFrame(r);
-  return f ? f.length : 0;
-}
-
 export function createMemoryOutbox(o: MemoryOutboxOptions): Outbox {
   const q: OutboxRecord[] = [];
+  /** Each record's bytes in the flash outbox's framed form, so stats compare across the two. */
+  const sz: number[] = [];
   let bytes = 0;
   let seq = o.firstSeq ?? 1;
   let dropped = 0;
   let rejected = 0;
   let lastReject: string | undefined;
 
-  function shift(): void {
-    const r = q.shift();
-    if (r) bytes -= size(r);
-  }
-
   return {
     push(r: OutboxRecord): boolean {
       if (o.maxRecords < 1) return false;
-      while (q.length >= o.maxRecords) {
-        shift();
-        dropped++;
+      for (; q.length >= o.maxRecords; dropped++) {
+        q.shift();
+        bytes -= sz.shift()!;
       }
+      const f = encodeFrame(r);
       q.push(r);
-      bytes += size(r);
+      sz.push(f ? f.length : 0);
+      bytes += f ? f.length : 0;
       if (r.seq >= seq) seq = r.seq + 1;
       return true;
     },
@@ -47,11 +40,15 @@ export function createMemoryOutbox(o: MemoryOutboxOptions): Outbox {
       return q.slice(0, Math.max(0, n));
     },
     ack(k: number): void {
-      for (; k > 0 && q.length; k--) shift();
+      for (; k > 0 && q.length; k--) {
+        q.shift();
+        bytes -= sz.shift()!;
+      }
     },
     reject(reason: string): void {
       if (!q.length) return;
-      shift();
+      q.shift();
+      bytes -= sz.shift()!;
       rejected++;
       lastReject = reason.slice(0, 60);
     },
