@@ -19,7 +19,8 @@ import type { OutboxRecord } from './types';
 
 export const FRAME_HEADER = 7;
 const MAGIC = 0xa5;
-const enc = new TextEncoder();
+/** One encoder for the outbox's files (the cursor too). */
+export const enc = new TextEncoder();
 
 function putVar(out: number[], x: number): void {
   // Plain arithmetic, not bit operators: wall-clock ms do not fit in 32 bits.

@@ -38,7 +38,7 @@
 
 import type { FileStore, Log } from '../ports/ports';
 import { decodeUtf8 } from '../utf8';
-import { FRAME_HEADER, checkFrame, decodeFrame, encodeFrame, frameSeq, frameSize } from './frame';
+import { FRAME_HEADER, checkFrame, decodeFrame, enc, encodeFrame, frameSeq, frameSize } from './frame';
 import type { Outbox, OutboxRecord, OutboxStats } from './types';
 
 export interface FileOutboxOptions {
@@ -77,7 +77,6 @@ interface Cursor {
 
 /** Bytes read at a time by peek(): a few typical records. */
 const PEEK_WINDOW = 512;
-const enc = new TextEncoder();
 
 /**
  * Opens (or creates) the outbox in `dir`, rebuilding its state from the
@@ -117,7 +116,28 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
   let live = 0;
   let nextId = 0;
 
-  function clean(): void {
+  /** Saves the cursor (not when `cleanOnly`), then deletes the dead segments. */
+  function save(cleanOnly?: boolean): void {
+    if (!cleanOnly) {
+      const h = segs[0];
+      c.s = h ? h.id : nextId;
+      c.o = h ? headOff : 0;
+      try {
+        files.write(tmpPath, enc.encode(JSON.stringify(c)));
+        files.rename(tmpPath, curPath);
+      } catch (e) {
+        say('cursor', e);
+        return;
+      }
+      if (oldLeft) {
+        try {
+          files.remove(oldPath);
+          oldLeft = false;
+        } catch (e) {
+          say('remove', e);
+        }
+      }
+    }
     while (dead.length) {
       try {
         files.remove(name(dead[0]!));
@@ -127,28 +147,6 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       }
       dead.shift();
     }
-  }
-
-  function save(): void {
-    const h = segs[0];
-    c.s = h ? h.id : nextId;
-    c.o = h ? headOff : 0;
-    try {
-      files.write(tmpPath, enc.encode(JSON.stringify(c)));
-      files.rename(tmpPath, curPath);
-    } catch (e) {
-      say('cursor', e);
-      return;
-    }
-    if (oldLeft) {
-      try {
-        files.remove(oldPath);
-        oldLeft = false;
-      } catch (e) {
-        say('remove', e);
-      }
-    }
-    clean();
   }
 
   /** Removes oldest records: at most k, and no more once `bytes` are freed. Returns how many. */
@@ -231,7 +229,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       for (; j > 0 && ids[j - 1]! > id; j--) ids[j] = ids[j - 1]!;
       ids[j] = id;
     }
-    nextId = Math.max(c.s + 1, (ids[ids.length - 1] ?? -1) + 1);
+    nextId = Math.max(c.s + 1, ids.length ? ids[ids.length - 1]! + 1 : 0);
     for (const id of ids) {
       if (id < c.s) {
         dead.push(id);
@@ -260,7 +258,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
         depth += n;
       }
     }
-    clean();
+    save(true);
     fit(0);
   } catch (e) {
     say('unusable', e);
