@@ -74,32 +74,26 @@ export function formatNumber(v: number, decimals: number): string | undefined {
 
 /** A JSON string literal, every non-ASCII character as \uXXXX. */
 export function jsonString(s: string): string {
-  let out = '"';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const ch = s.charAt(i);
-    if (ch === '"' || ch === '\\') out += '\\' + ch;
-    else if (c === 10) out += '\\n';
-    else if (c === 13) out += '\\r';
-    else if (c === 9) out += '\\t';
-    else if (c < 0x20 || c > 0x7e) out += '\\u' + ('000' + c.toString(16)).slice(-4);
-    else out += ch;
-  }
-  return out + '"';
+  return escape(s, false);
 }
 
 /** Escapes text and attribute values; non-ASCII as &#x...; references. */
 export function escapeXml(s: string): string {
-  let out = '';
+  return escape(s, true);
+}
+
+const ENTITIES = ['&amp;', '&lt;', '&gt;', '&quot;', '&apos;'];
+
+/** Both escapes in one function: on the device's engine every function costs heap. */
+function escape(s: string, xml: boolean): string {
+  let out = xml ? '' : '"';
   for (let i = 0; i < s.length; i++) {
     let c = s.charCodeAt(i);
     const ch = s.charAt(i);
-    if (ch === '&') out += '&amp;';
-    else if (ch === '<') out += '&lt;';
-    else if (ch === '>') out += '&gt;';
-    else if (ch === '"') out += '&quot;';
-    else if (ch === "'") out += '&apos;';
+    const k = (xml ? '&<>"\'' : '"\\').indexOf(ch);
+    if (k >= 0) out += xml ? ENTITIES[k] : '\\' + ch;
     else if (c >= 0x20 && c < 0x7f) out += ch;
+    else if (!xml) out += c === 10 ? '\\n' : c === 13 ? '\\r' : c === 9 ? '\\t' : '\\u' + ('000' + c.toString(16)).slice(-4);
     else {
       c = codeAt(s, i);
       if (c > 0xffff) i++;
@@ -108,7 +102,7 @@ export function escapeXml(s: string): string {
       out += '&#x' + c.toString(16).toUpperCase() + ';';
     }
   }
-  return out;
+  return xml ? out : out + '"';
 }
 
 /** A safe element name: ASCII letter or '_' first, then letters, digits, '_', '-', '.'; not xml*. */
@@ -148,7 +142,7 @@ export function encodeFor(device: DeviceConfig, readings: Reading[], format: Dat
       return { ok: false, error: 'reading ' + r.seq + ' (' + r.sensorId + '): seq and uptimeMs must be finite' };
     }
     if (META.indexOf(r.sensorId) >= 0) {
-      return { ok: false, error: 'sensor name ' + jsonString(r.sensorId) + ' clashes with the field ' + r.sensorId };
+      return { ok: false, error: 'sensor name ' + escape(r.sensorId, false) + ' clashes with the field ' + r.sensorId };
     }
     let at = g ? g.names.indexOf(r.sensorId) : -1;
     // With batch > 1, a sensor seen a second time starts the next sample group.
@@ -178,11 +172,11 @@ export function encodeFor(device: DeviceConfig, readings: Reading[], format: Dat
     else out += (k ? ',{' : '{');
     for (let i = 0; i < g.names.length; i++) {
       const name = g.names[i]!;
-      if (!xml) out += jsonString(name) + ':' + g.values[i] + ',';
-      else if (!isXmlName(name)) return { ok: false, error: 'sensor name ' + jsonString(name) + ' is not a valid XML element name' };
+      if (!xml) out += escape(name, false) + ':' + g.values[i] + ',';
+      else if (!isXmlName(name)) return { ok: false, error: 'sensor name ' + escape(name, false) + ' is not a valid XML element name' };
       else {
         const unit = g.units[i]!;
-        out += '<' + name + (unit ? ' unit="' + escapeXml(unit) + '"' : '') + '>' + g.values[i] + '</' + name + '>';
+        out += '<' + name + (unit ? ' unit="' + escape(unit, true) + '"' : '') + '>' + g.values[i] + '</' + name + '>';
       }
     }
     if (!xml) out += '"seq":' + seq + ',"uptime_ms":' + up + (ts ? ',"ts":"' + ts + '"' : '') + '}';
