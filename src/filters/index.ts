@@ -1,7 +1,8 @@
 // The filters, each a pure step between a sensor and the outbox (filter.ts).
-// One function runs every kind over a plain state object per step: on the
-// device's engine each function costs heap as bytecode and each closure per
-// instance, so a factory and a closure per kind cost more than the steps do.
+// One function, shared by every chain, runs every kind over a plain state
+// object per step: on the device's engine each function costs heap as
+// bytecode and each closure per instance, so a factory and a closure per kind
+// cost more than the steps do.
 import type { FilterSpec } from '../config/types';
 import type { Filter } from './filter';
 
@@ -46,49 +47,54 @@ export function createChain(specs: FilterSpec[]): Filter {
     const n = s.type === 'average' || s.type === 'median' ? (s.window >= 1 ? Math.floor(s.window) : 1) : 0;
     steps.push({ s, w: [], n, k: 0, m: [], v: undefined, t: undefined });
   }
-  return {
-    push(value, atMs) {
-      let v = value;
-      for (const st of steps) {
-        const s = st.s;
-        if (s.type === 'average' || s.type === 'median') {
-          const w = st.w;
-          if (w.length < st.n) w.push(v);
-          else w[st.k] = v;
-          st.k = (st.k + 1) % st.n;
-          const len = w.length;
-          if (s.type === 'average') {
-            v = 0;
-            for (let i = 0; i < len; i++) v += w[i]!;
-            v /= len;
-          } else {
-            // Insertion sort into the step's own array: no copy, no comparator per push.
-            const m = st.m;
-            for (let i = 0; i < len; i++) {
-              const x = w[i]!;
-              let j = i;
-              for (; j > 0 && m[j - 1]! - x > 0; j--) m[j] = m[j - 1]!;
-              m[j] = x;
-            }
-            const mid = len >> 1;
-            v = len % 2 === 1 ? m[mid]! : (m[mid - 1]! + m[mid]!) / 2;
-          }
-        } else if (s.type === 'ewma') {
-          v = st.v = st.v === undefined ? v : st.v + s.alpha * (v - st.v);
-        } else if (s.type === 'clamp') {
-          if (!(v >= s.min && v <= s.max)) return undefined;
-        } else if (s.type === 'delta') {
-          if (st.v !== undefined && Math.abs(v - st.v) < s.threshold && !(s.heartbeatMs > 0 && atMs - st.t! >= s.heartbeatMs)) {
-            return undefined;
-          }
-          st.v = v;
-          st.t = atMs;
-        } else {
-          if (st.t !== undefined && atMs - st.t < s.minIntervalMs) return undefined;
-          st.t = atMs;
+  const chain: Chain = { push, s: steps };
+  return chain;
+}
+
+interface Chain extends Filter {
+  s: Step[];
+}
+
+function push(this: Chain, value: number, atMs: number): number | undefined {
+  let v = value;
+  for (const st of this.s) {
+    const s = st.s;
+    if (s.type === 'average' || s.type === 'median') {
+      const w = st.w;
+      if (w.length < st.n) w.push(v);
+      else w[st.k] = v;
+      st.k = (st.k + 1) % st.n;
+      const len = w.length;
+      if (s.type === 'average') {
+        v = 0;
+        for (let i = 0; i < len; i++) v += w[i]!;
+        v /= len;
+      } else {
+        // Insertion sort into the step's own array: no copy, no comparator per push.
+        const m = st.m;
+        for (let i = 0; i < len; i++) {
+          const x = w[i]!;
+          let j = i;
+          for (; j > 0 && m[j - 1]! - x > 0; j--) m[j] = m[j - 1]!;
+          m[j] = x;
         }
+        const mid = len >> 1;
+        v = len % 2 === 1 ? m[mid]! : (m[mid - 1]! + m[mid]!) / 2;
       }
-      return v;
-    },
-  };
+    } else if (s.type === 'ewma') {
+      v = st.v = st.v === undefined ? v : st.v + s.alpha * (v - st.v);
+    } else if (s.type === 'clamp') {
+      if (!(v >= s.min && v <= s.max)) return undefined;
+    } else if (s.type === 'delta') {
+      if (st.v !== undefined && Math.abs(v - st.v) < s.threshold && !(s.heartbeatMs > 0 && atMs - st.t! >= s.heartbeatMs)) {
+        return undefined;
+      }
+      st.v = v;
+      st.t = atMs;
+    } else {
+      if (st.t !== undefined && atMs - st.t < s.minIntervalMs) return undefined;
+      st.t = atMs;
+    }
+  }
+  return v;
 }
