@@ -36,9 +36,10 @@ export function createAssembler(o: {
   /** Called after each record was queued (wakes the uplink). */
   onQueued?: () => void;
 }): Assembler {
-  // Latest reading per device, in the device's sensor order.
-  const latest: (Reading | undefined)[][] = [];
-  for (let di = 0; di < o.devices.length; di++) latest.push([]);
+  // Latest reading per sensor, shared by the devices that carry it (each
+  // flush sets its seq before encoding): one Reading per sensor, updated in
+  // place, so no garbage per sample on a heap the GC sweeps in full.
+  const latest: Reading[] = [];
   // Devices with samples waiting for the end of the window, and the one
   // timer that closes it for all of them: no closure or timer per record.
   const pending: boolean[] = [];
@@ -61,7 +62,8 @@ export function createAssembler(o: {
       pending[di] = false;
       const dev = o.devices[di] as DeviceConfig;
       const group: Reading[] = [];
-      for (const r of latest[di] as (Reading | undefined)[]) if (r) group.push(r);
+      // In the device's sensor order.
+      for (const name of dev.sensors) for (const r of latest) if (r.sensorId === name) group.push(r);
       if (!group.length) continue;
       const seq = o.queue.nextSeq();
       let upMs = 0;
@@ -103,19 +105,19 @@ export function createAssembler(o: {
 
   return {
     onSample(e) {
+      let r: Reading | undefined;
       for (let di = 0; di < o.devices.length; di++) {
         const dev = o.devices[di] as DeviceConfig;
-        const si = dev.sensors.indexOf(e.sensor);
-        if (si < 0) continue;
-        // One Reading per device and sensor, updated in place: no garbage per
-        // sample on a heap the GC sweeps in full. wallMs stays off: the stamp
-        // is added at send time.
-        const slot = latest[di] as (Reading | undefined)[];
-        const r = slot[si] || (slot[si] = { sensorId: e.sensor, value: 0, unit: '', seq: 0, uptimeMs: 0, bootId: o.bootId });
-        r.value = e.value;
-        r.unit = e.unit;
-        r.uptimeMs = e.atMs;
-        r.decimals = e.whole ? 0 : undefined;
+        if (dev.sensors.indexOf(e.sensor) < 0) continue;
+        if (!r) {
+          for (const x of latest) if (x.sensorId === e.sensor) r = x;
+          // wallMs stays off: the stamp is added at send time.
+          if (!r) latest.push((r = { sensorId: e.sensor, value: 0, unit: '', seq: 0, uptimeMs: 0, bootId: o.bootId }));
+          r.value = e.value;
+          r.unit = e.unit;
+          r.uptimeMs = e.atMs;
+          r.decimals = e.whole ? 0 : undefined;
+        }
         if (dev.format === 'Value') flush(di);
         else if (!pending[di]) {
           pending[di] = true;
