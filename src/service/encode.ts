@@ -23,7 +23,6 @@ import { codeAt } from './utf8';
 
 export type Encoded = { ok: true; text: string } | { ok: false; error: string };
 
-const META = ['seq', 'uptime_ms', 'ts'];
 
 /**
  * `v` with exactly `decimals` (0..6) digits after the point, never in
@@ -141,7 +140,7 @@ export function encodeFor(device: DeviceConfig, readings: Reading[], format: Dat
     if (formatNumber(r.seq, 0) === undefined || formatNumber(r.uptimeMs, 0) === undefined) {
       return { ok: false, error: 'reading ' + r.seq + ' (' + r.sensorId + '): seq and uptimeMs must be finite' };
     }
-    if (META.indexOf(r.sensorId) >= 0) {
+    if (r.sensorId === 'seq' || r.sensorId === 'uptime_ms' || r.sensorId === 'ts') {
       return { ok: false, error: 'sensor name ' + escape(r.sensorId, false) + ' clashes with the field ' + r.sensorId };
     }
     let at = g ? g.names.indexOf(r.sensorId) : -1;
