@@ -42,6 +42,8 @@ export function createFilter(spec: FilterSpec): Filter {
  * throttle: at most one value per minIntervalMs; the first value passes.
  */
 export function createChain(specs: FilterSpec[]): Filter {
+  // Chains without steps hold no state: one serves them all.
+  if (!specs.length) return none || (none = { push, s: [] });
   const steps: Step[] = [];
   for (const s of specs) {
     const n = s.type === 'average' || s.type === 'median' ? (s.window >= 1 ? Math.floor(s.window) : 1) : 0;
@@ -54,6 +56,8 @@ export function createChain(specs: FilterSpec[]): Filter {
 interface Chain extends Filter {
   s: Step[];
 }
+
+let none: Chain | undefined;
 
 function push(this: Chain, value: number, atMs: number): number | undefined {
   let v = value;
