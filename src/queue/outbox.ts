@@ -56,15 +56,6 @@ export interface FileOutboxOptions {
   log?: Log;
 }
 
-interface Segment {
-  id: number;
-  /** Offset just past its last intact frame. */
-  end: number;
-  /** Records of it still queued. */
-  n: number;
-  /** Torn or failed tail: appends go to a new segment. */
-  sealed: boolean;
-}
 
 interface Cursor {
   s: number;
@@ -108,7 +99,11 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
   };
 
   let c: Cursor = { s: 0, o: 0, n: 1, d: 0, r: 0 };
-  const segs: Segment[] = [];
+  // The segments, oldest first, four numbers each (an object each was 69 B
+  // on the device's heap, 3.4 KB for a full outbox of 50): its id, the offset
+  // just past its last intact frame, its records still queued, and 1 when its
+  // tail is torn or failed (appends then go to a new segment).
+  const segs: number[] = [];
   /** Segments to delete once a cursor past them is saved. */
   const dead: number[] = [];
   let headOff = 0;
@@ -119,9 +114,9 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
   /** Saves the cursor (not when `cleanOnly`), then deletes the dead segments. */
   function save(cleanOnly?: boolean): void {
     if (!cleanOnly) {
-      const h = segs[0];
-      c.s = h ? h.id : nextId;
-      c.o = h ? headOff : 0;
+      const any = segs.length > 0;
+      c.s = any ? (segs[0] as number) : nextId;
+      c.o = any ? headOff : 0;
       try {
         files.write(tmpPath, enc.encode(JSON.stringify(c)));
         files.rename(tmpPath, curPath);
@@ -153,10 +148,11 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
   function take(k: number, bytes: number): number {
     let done = 0;
     while (segs.length && done < k && bytes > 0) {
-      const s = segs[0]!;
-      const rest = s.end - headOff;
+      const id = segs[0] as number;
+      const end = segs[1] as number;
+      const rest = end - headOff;
       let p = rest;
-      let m = s.n;
+      let m = segs[2] as number;
       if (m > k - done || rest > bytes) {
         // Only part of this segment goes: walk its frame lengths, a window
         // at a time. Reading the rest of the segment at once put up to 4 KB
@@ -169,7 +165,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
         while (m < k - done && p < bytes && p < rest) {
           if (!b || p + FRAME_HEADER > from + b.length) {
             from = p;
-            b = files.readAt(name(s.id), headOff + p, Math.min(rest - p, PEEK_WINDOW));
+            b = files.readAt(name(id), headOff + p, Math.min(rest - p, PEEK_WINDOW));
           }
           p += frameSize(b, p - from) || rest;
           m++;
@@ -179,11 +175,10 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       bytes -= p;
       live -= p;
       depth -= m;
-      s.n -= m;
       headOff += p;
-      if (s.n <= 0 || headOff >= s.end) {
-        dead.push(s.id);
-        segs.shift();
+      if ((segs[2] = (segs[2] as number) - m) <= 0 || headOff >= end) {
+        dead.push(id);
+        segs.splice(0, 4);
         headOff = 0;
       }
     }
@@ -254,7 +249,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       // A segment with nothing queued holds only acknowledged or torn bytes.
       if (!n) dead.push(id);
       else {
-        segs.push({ id, end: p, n, sealed: p < b.length });
+        segs.push(id, p, n, p < b.length ? 1 : 0);
         depth += n;
       }
     }
@@ -272,31 +267,33 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
         say('record ' + r.seq + ' too large');
         return false;
       }
-      let t: Segment | undefined;
-      let fresh = false;
+      // The last segment's place in segs, or -1 for a new one.
+      let t = -1;
+      let id = -1;
       try {
         fit(f.length);
-        const last = segs[segs.length - 1];
-        t = last && !last.sealed && last.end + f.length <= segBytes ? last : undefined;
-        if (!t) {
-          fresh = true;
-          t = { id: nextId++, end: 0, n: 0, sealed: false };
-        }
-        files.append(name(t.id), f);
+        const last = segs.length - 4;
+        t = last >= 0 && !segs[last + 3] && (segs[last + 1] as number) + f.length <= segBytes ? last : -1;
+        id = t < 0 ? nextId++ : (segs[t] as number);
+        files.append(name(id), f);
       } catch (e) {
         say('push ' + r.seq, e);
-        if (t && fresh) {
+        if (t >= 0) segs[t + 3] = 1;
+        else if (id >= 0) {
           try {
-            files.remove(name(t.id));
+            files.remove(name(id));
           } catch {
             // Left for the next boot scan, which drops segments without records.
           }
-        } else if (t) t.sealed = true;
+        }
         return false;
       }
-      if (fresh) segs.push(t);
-      t.end += f.length;
-      t.n++;
+      if (t < 0) {
+        t = segs.length;
+        segs.push(id, 0, 0, 0);
+      }
+      segs[t + 1] = (segs[t + 1] as number) + f.length;
+      segs[t + 2] = (segs[t + 2] as number) + 1;
       depth++;
       live += f.length;
       if (r.seq >= c.n) c.n = r.seq + 1;
@@ -306,15 +303,16 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
     peek(n: number): OutboxRecord[] {
       const out: OutboxRecord[] = [];
       try {
-        for (let i = 0; i < segs.length && out.length < n; i++) {
-          const s = segs[i]!;
+        for (let i = 0; i < segs.length && out.length < n; i += 4) {
+          const file = name(segs[i] as number);
+          const end = segs[i + 1] as number;
           // Read in small windows, not the whole segment: the uplink peeks
           // once or twice per request, and each read is garbage on the heap.
-          for (let pos = i ? 0 : headOff; pos < s.end && out.length < n; ) {
-            let b = files.readAt(name(s.id), pos, Math.min(s.end - pos, PEEK_WINDOW));
+          for (let pos = i ? 0 : headOff; pos < end && out.length < n; ) {
+            let b = files.readAt(file, pos, Math.min(end - pos, PEEK_WINDOW));
             let p = 0;
             let len: number;
-            if (frameSize(b, 0) > b.length) b = files.readAt(name(s.id), pos, frameSize(b, 0));
+            if (frameSize(b, 0) > b.length) b = files.readAt(file, pos, frameSize(b, 0));
             for (; out.length < n && (len = frameSize(b, p)) && p + len <= b.length; p += len) out.push(decodeFrame(b, p));
             if (!p) break;
             pos += p;
