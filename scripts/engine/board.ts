@@ -64,7 +64,7 @@ export interface BoardOptions {
   bundle?: string;
   /** No stand-in either: only a timer that keeps the engine up (Kaluma's own start-up); its marks carry no figures, the REPL's .mem does. */
   bare?: boolean;
-  /** Lines typed at the REPL, at real ms after the first heap mark (of the boot after the cut, with cutFirstBoot). */
+  /** Lines typed at the REPL, at real ms after the first heap mark of boot `typedOnBoot`. */
   typed?: { atMs: number; line: string }[];
   /** Stop (after `.gc` + `.mem`) once this holds. */
   until?: (marks: Mark[], stdout: string) => boolean;
@@ -77,6 +77,8 @@ export interface BoardOptions {
    * (checking a config.json written by flash.sh, for one).
    */
   cutFirstBoot?: (marks: Mark[]) => boolean;
+  /** The boot (1 = the first) `typed` goes to; default the boot after the cut with cutFirstBoot, else the first. */
+  typedOnBoot?: number;
 }
 
 let agentBundle: Promise<{ outfile: string; bytes: number }> | undefined;
@@ -147,7 +149,7 @@ export async function runBoard(engine: string, o: BoardOptions): Promise<BoardRu
     writeFileSync(file, program);
     storeProgram(flash, program);
     const left = o.seconds * 1000 - (Date.now() - t0);
-    const run = await drive(engine, flash, { ...o, seconds: left / 1000, typed: boots === (o.cutFirstBoot ? 2 : 1) ? o.typed : undefined, cutFirstBoot: boots === 1 ? o.cutFirstBoot : undefined }, marks, boots - 1);
+    const run = await drive(engine, flash, { ...o, seconds: left / 1000, typed: boots === (o.typedOnBoot || (o.cutFirstBoot ? 2 : 1)) ? o.typed : undefined, cutFirstBoot: boots === 1 ? o.cutFirstBoot : undefined }, marks, boots - 1);
     runs.push(run);
     const got = parseMarks(run.stdout, boots - 1);
     got.forEach((m, i) => (m.realMs = run.startMs - t0 + (run.markTimes[i] ?? 0)));
