@@ -111,9 +111,10 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
   function hide(text: string, c: { secrets: string[]; whole?: string[] }): string {
     for (const s of c.secrets) {
       if (!s) continue;
-      text = text.split(s).join(maskOf(c, s));
+      // Looked for first: a split and join would copy the text for nothing.
+      if (text.indexOf(s) >= 0) text = text.split(s).join(maskOf(c, s));
       const enc = encodeSegment(s);
-      if (enc !== s) text = text.split(enc).join(maskOf(c, s));
+      if (enc !== s && text.indexOf(enc) >= 0) text = text.split(enc).join(maskOf(c, s));
     }
     return text;
   }
@@ -171,41 +172,46 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
     return { kind: 'reject', reason, status, bytesSent };
   }
 
-  function write(op: string, dev: DeviceRef, body: string, contentType: string, problem: string | undefined): Promise<Outcome<undefined>> {
-    return run({ op, segments: devSegments(dev), secrets: [dev.apiKey], body, contentType, problem: devProblem(dev) || problem, read: guarded(parseWriteReply) });
-  }
-
-  const client: ServiceClient = {
-    writeValue(dev, text) {
-      return run({
-        op: 'updatedevicevalue',
-        segments: devSegments(dev).concat([['data', text]]),
-        secrets: [dev.apiKey],
-        problem: devProblem(dev),
-        read: guarded(parseWriteReply),
-      });
-    },
-    writeJson(dev, json, made) {
-      let problem: string | undefined;
-      if (typeof json !== 'string' || !json.trim()) problem = 'json is empty';
-      else if (!made) {
+  // The three writes in one: `kind` names the operation and the body's type.
+  // The reply check is parseWriteReply itself (it applies the error rule).
+  function write(kind: string, dev: DeviceRef, text: string, made?: boolean): Promise<Outcome<undefined>> {
+    const segments = devSegments(dev);
+    let problem = devProblem(dev);
+    let body: string | undefined;
+    if (kind === 'value') segments.push(['data', text]);
+    else {
+      body = text;
+      if (problem) {
+        // Reported first, as the value write does.
+      } else if (typeof text !== 'string' || !text.trim()) problem = kind + ' is empty';
+      else if (made) {
+        // Encoded by the caller: not parsed again (see ServiceClient).
+      } else if (kind === 'json') {
         try {
-          JSON.parse(json);
+          JSON.parse(text);
         } catch {
           problem = 'json is not valid JSON';
         }
-      }
-      return write('updatedevicejson', dev, json, 'application/json', problem);
-    },
-    writeXml(dev, xml, made) {
-      let problem: string | undefined;
-      if (typeof xml !== 'string' || !xml.trim()) problem = 'xml is empty';
-      else if (!made) {
-        const p = xmlProblem(xml);
+      } else {
+        const p = xmlProblem(text);
         if (p) problem = 'xml is not well-formed: ' + p;
       }
-      return write('updatedevicexml', dev, xml, 'application/xml', problem);
-    },
+    }
+    return run({
+      op: 'updatedevice' + kind,
+      segments,
+      secrets: [dev.apiKey],
+      body,
+      contentType: body === undefined ? undefined : 'application/' + kind,
+      problem,
+      read: parseWriteReply,
+    });
+  }
+
+  const client: ServiceClient = {
+    writeValue: write.bind(null, 'value'),
+    writeJson: write.bind(null, 'json'),
+    writeXml: write.bind(null, 'xml'),
     call: run,
   };
   return { ok: true, client };
