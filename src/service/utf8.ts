@@ -3,10 +3,6 @@
 // encoder and byte counts walk the string here.
 
 /**
- * Calls `each` with every UTF-8 byte of `s`. A lone surrogate becomes the
- * bytes of U+FFFD, as a conforming encoder would emit.
- */
-/**
  * The code point at `i` (a pair of surrogates read as one; a lone surrogate
  * as U+FFFD, as a conforming encoder emits). Callers step 2 past U+FFFF.
  */
@@ -17,32 +13,29 @@ export function codeAt(s: string, i: number): number {
   return c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00) : 0xfffd;
 }
 
-/** Calls `each` with every UTF-8 byte of `s`. */
-export function utf8(s: string, each: (byte: number) => void): void {
+/**
+ * Calls `each` (when given) with every UTF-8 byte of `s`; returns how many
+ * there are. One loop for both: a counting callback would be a closure made
+ * at every call.
+ */
+export function utf8(s: string, each?: (byte: number) => void): number {
+  let n = 0;
   for (let i = 0; i < s.length; i++) {
     const c = codeAt(s, i);
     if (c > 0xffff) i++;
-    if (c < 0x80) {
-      each(c);
-    } else if (c < 0x800) {
-      each(0xc0 | (c >> 6));
-      each(0x80 | (c & 63));
-    } else if (c < 0x10000) {
-      each(0xe0 | (c >> 12));
-      each(0x80 | ((c >> 6) & 63));
-      each(0x80 | (c & 63));
-    } else {
-      each(0xf0 | (c >> 18));
-      each(0x80 | ((c >> 12) & 63));
-      each(0x80 | ((c >> 6) & 63));
-      each(0x80 | (c & 63));
-    }
+    // Bytes of this code point, and the shift of its first byte's bits.
+    const k = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    n += k;
+    if (!each) continue;
+    // The lead byte: k ones then a zero at the top (none for ASCII).
+    let j = 6 * (k - 1);
+    each((k > 1 ? (0xf00 >> k) & 0xff : 0) | (c >> j));
+    while ((j -= 6) >= 0) each(0x80 | ((c >> j) & 63));
   }
+  return n;
 }
 
 /** Length of `s` in UTF-8 bytes. */
 export function utf8Length(s: string): number {
-  let n = 0;
-  utf8(s, () => n++);
-  return n;
+  return utf8(s);
 }
