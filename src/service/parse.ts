@@ -46,10 +46,15 @@ export function describeBody(body: string, shown?: string | false): string {
     const o = s.json;
     if (o && typeof o === 'object' && !Array.isArray(o)) d += ' (fields: ' + Object.keys(o).slice(0, 8).join(', ') + ')';
   } else if (s.kind !== 'empty') {
+    let t = (shown === undefined ? body : shown).trim();
+    const cut = t.length > 60;
+    if (cut) t = t.slice(0, 60);
     // Control characters would garble the console line the note ends up on.
-    // eslint-disable-next-line no-control-regex
-    const t = (shown === undefined ? body : shown).trim().replace(/[\u0000-\u001f\u007f]/g, '?');
-    d += ': ' + (t.length > 60 ? t.slice(0, 60) + '…' : t);
+    for (let i = 0; i < t.length; i++) {
+      const c = t.charCodeAt(i);
+      if (c < 32 || c === 127) t = t.slice(0, i) + '?' + t.slice(i + 1);
+    }
+    d += ': ' + t + (cut ? '…' : '');
   }
   return d;
 }
@@ -113,6 +118,18 @@ export function rootName(body: string): string | undefined {
   return m ? m[1] : undefined;
 }
 
+/**
+ * Whether `s` starts with one of `words` (lower case, '|' between them), in
+ * any ASCII case. No regular expression (its compiled form stays on the heap)
+ * and no array: only short strings, freed as soon as they are compared.
+ */
+function starts(s: string, words: string): boolean {
+  const l = s.slice(0, 12).toLowerCase();
+  // 12: the longest word. A prefix that holds a '|' starts with a word anyway.
+  for (let n = 1; n <= 12; n++) if (('|' + words + '|').indexOf('|' + l.slice(0, n) + '|') >= 0) return true;
+  return false;
+}
+
 /** Why a reply reads as an error (see the rule at the top), or undefined. */
 export function errorSignal(body: string): string | undefined {
   const s = shape(body);
@@ -123,14 +140,15 @@ export function errorSignal(body: string): string | undefined {
       const lk = k.toLowerCase();
       if ((lk === 'err' || lk.indexOf('error') === 0) && v && !(Array.isArray(v) && !v.length)) return 'field ' + k + ' is set';
       if ((lk === 'success' || lk === 'ok') && v === false) return 'field ' + k + ' is false';
-      if (lk === 'status' && typeof v === 'string' && /^(error|fail)/i.test(v)) return 'status is ' + v;
+      if (lk === 'status' && typeof v === 'string' && starts(v, 'error|fail')) return 'status is ' + v;
     }
   }
   if (s.kind === 'xml') {
-    if (/^error/i.test(rootName(body) || '')) return 'root element is ' + rootName(body);
-    for (const p of xmlPairs(body)) if (/^error/i.test(p[0]) && p[1]) return 'element ' + p[0] + ' is set';
+    const root = rootName(body);
+    if (root && starts(root, 'error')) return 'root element is ' + root;
+    for (const p of xmlPairs(body)) if (starts(p[0], 'error') && p[1]) return 'element ' + p[0] + ' is set';
   }
-  if (s.kind === 'text' && /^(error|invalid|fail|wrong|denied|unauthori[sz]ed|forbidden|not found|no such)/i.test(body.trim())) {
+  if (s.kind === 'text' && starts(body.trim(), 'error|invalid|fail|wrong|denied|unauthorized|unauthorised|forbidden|not found|no such')) {
     return 'text reads as an error';
   }
   return undefined;
