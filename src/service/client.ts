@@ -82,7 +82,9 @@ export function devSegments(dev: DeviceRef): [string, string][] {
 }
 
 export function devProblem(dev: DeviceRef): string | undefined {
-  for (const f of ['deviceId', 'devicePin'] as const) {
+  // Indexed: a for-of over an array makes an iterator and a result per step.
+  for (let i = 0; i < 2; i++) {
+    const f = i ? 'devicePin' : 'deviceId';
     const v = dev[f];
     if (typeof v !== 'number' || !(v >= 0 && v <= 9007199254740991 && v % 1 === 0)) {
       return f + ' must be a whole number from 0 (got ' + String(v) + ')';
@@ -109,7 +111,8 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
   }
 
   function hide(text: string, c: { secrets: string[]; whole?: string[] }): string {
-    for (const s of c.secrets) {
+    for (let i = 0; i < c.secrets.length; i++) {
+      const s = c.secrets[i];
       if (!s) continue;
       // Looked for first: a split and join would copy the text for nothing.
       if (text.indexOf(s) >= 0) text = text.split(s).join(maskOf(c, s));
@@ -121,13 +124,15 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
 
   async function run<T>(c: Call<T>): Promise<Outcome<T>> {
     let problem = c.problem;
-    for (const [field, v] of c.segments) {
-      if (problem) break;
+    const values: string[] = [];
+    for (let i = 0; i < c.segments.length && !problem; i++) {
+      const field = (c.segments[i] as [string, string])[0];
+      const v = (c.segments[i] as [string, string])[1];
+      values.push(v);
       if (typeof v !== 'string' || !v) problem = field + ' is empty';
       else if (v === '.' || v === '..') problem = field + ' must not be "." or ".."';
     }
     if (problem) return { kind: 'reject', reason: problem, bytesSent: 0 };
-    const values = c.segments.map((s) => s[1]);
     let r: HttpResult;
     try {
       r = await o.http.request({
