@@ -63,19 +63,23 @@ function isPlain(v: unknown): v is Record<string, unknown> {
   return !!v && typeof v === 'object' && !Array.isArray(v);
 }
 
+// Loops are indexed throughout: a for-of over an array makes an iterator and
+// a result object per step on the device's engine.
 function jsonPairs(v: unknown, out: Pair[], depth: number): void {
-  const kids: unknown[] = [];
+  let kids: unknown[] = [];
   if (Array.isArray(v)) {
-    for (const x of v) kids.push(x);
+    kids = v;
   } else if (isPlain(v)) {
-    for (const k of Object.keys(v)) {
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
       const x = v[k];
       if (x !== null && typeof x !== 'object') out.push([k, typeof x === 'string' ? x : String(JSON.stringify(x))]);
       else kids.push(x);
     }
   }
   // Nested fields come after every top-level one so the top level wins.
-  if (depth > 0) for (const x of kids) if (isPlain(x)) jsonPairs(x, out, depth - 1);
+  if (depth > 0) for (let i = 0; i < kids.length; i++) if (isPlain(kids[i])) jsonPairs(kids[i], out, depth - 1);
 }
 
 /** Unescapes the five named entities and numeric character references. */
@@ -135,7 +139,9 @@ export function errorSignal(body: string): string | undefined {
   const s = shape(body);
   const o = s.json;
   if (isPlain(o)) {
-    for (const k of Object.keys(o)) {
+    const keys = Object.keys(o);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
       const v = o[k];
       const lk = k.toLowerCase();
       if ((lk === 'err' || lk.indexOf('error') === 0) && v && !(Array.isArray(v) && !v.length)) return 'field ' + k + ' is set';
@@ -146,7 +152,11 @@ export function errorSignal(body: string): string | undefined {
   if (s.kind === 'xml') {
     const root = rootName(body);
     if (root && starts(root, 'error')) return 'root element is ' + root;
-    for (const p of xmlPairs(body)) if (starts(p[0], 'error') && p[1]) return 'element ' + p[0] + ' is set';
+    const pairs = xmlPairs(body);
+    for (let i = 0; i < pairs.length; i++) {
+      const p = pairs[i] as Pair;
+      if (starts(p[0], 'error') && p[1]) return 'element ' + p[0] + ' is set';
+    }
   }
   if (s.kind === 'text' && starts(body.trim(), 'error|invalid|fail|wrong|denied|unauthorized|unauthorised|forbidden|not found|no such')) {
     return 'text reads as an error';
