@@ -1,18 +1,36 @@
 // HTTP dates and Retry-After. Parsed by hand: engines differ in what
 // Date.parse accepts, and the device clock may be unset, so a Retry-After
-// date is measured against the reply's own Date header.
+// date is measured against the reply's own Date header. No regular
+// expressions: their compiled forms stay on the device's heap, and each
+// exec allocates a match array.
 
-const MONTHS = 'JanFebMarAprMayJunJulAugSepOctNovDec';
+/**
+ * Whether `t` has the shape of `form`, a character each: an ASCII letter for
+ * 'a', an ASCII digit for '0', else that same character.
+ */
+function fits(t: string, form: string): boolean {
+  if (t.length !== form.length) return false;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    const f = form.charAt(i);
+    const l = c | 32;
+    if (f === 'a' ? !(l >= 97 && l <= 122) : f === '0' ? !(c >= 48 && c <= 57) : f !== t.charAt(i)) return false;
+  }
+  return true;
+}
 
 /** An IMF-fixdate (`Sun, 22 Nov 2026 08:05:00 GMT`) as ms since the epoch. */
 export function parseHttpDate(s: string): number | undefined {
-  const m = /^[A-Za-z]{3}, (\d\d) ([A-Za-z]{3}) (\d{4}) (\d\d):(\d\d):(\d\d) GMT$/.exec(s.trim());
-  if (!m) return undefined;
-  const month = MONTHS.indexOf(m[2] as string);
+  const t = s.trim();
+  if (!fits(t, 'aaa, 00 aaa 0000 00:00:00 GMT')) return undefined;
+  const month = 'JanFebMarAprMayJunJulAugSepOctNovDec'.indexOf(t.substr(8, 3));
   if (month < 0 || month % 3) return undefined;
-  const n = (i: number): number => Number(m[i]);
-  if (n(1) < 1 || n(1) > 31 || n(4) > 23 || n(5) > 59 || n(6) > 60) return undefined;
-  return Date.UTC(n(3), month / 3, n(1), n(4), n(5), n(6));
+  const day = Number(t.substr(5, 2));
+  const h = Number(t.substr(17, 2));
+  const m = Number(t.substr(20, 2));
+  const sec = Number(t.substr(23, 2));
+  if (day < 1 || day > 31 || h > 23 || m > 59 || sec > 60) return undefined;
+  return Date.UTC(Number(t.substr(12, 4)), month / 3, day, h, m, sec);
 }
 
 export const RETRY_AFTER_CAP_MS = 3600000;
@@ -25,7 +43,7 @@ export function parseRetryAfter(value: string | undefined, date: string | undefi
   if (value === undefined) return undefined;
   const v = value.trim();
   let ms: number | undefined;
-  if (/^\d+$/.test(v)) {
+  if (v && fits(v, '0'.repeat(v.length))) {
     ms = Number(v) * 1000;
   } else {
     const at = parseHttpDate(v);
