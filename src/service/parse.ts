@@ -43,8 +43,7 @@ export function describeBody(body: string, shown?: string | false): string {
   const s = shape(body);
   let d = s.kind + ' ' + utf8Length(body) + ' bytes';
   if (shown === false) {
-    const o = s.json;
-    if (o && typeof o === 'object' && !Array.isArray(o)) d += ' (fields: ' + Object.keys(o).slice(0, 8).join(', ') + ')';
+    if (isPlain(s.json)) d += ' (fields: ' + Object.keys(s.json).slice(0, 8).join(', ') + ')';
   } else if (s.kind !== 'empty') {
     let t = (shown === undefined ? body : shown).trim();
     const cut = t.length > 60;
