@@ -49,13 +49,11 @@ export interface Delivery {
 }
 
 export interface Uplink {
-  /** Something was queued: send it unless a request or a backoff is pending. */
-  wake(): void;
+  /** Something was queued: send it unless a request or a backoff is pending. Reads no `this`. */
+  wake(this: void): void;
   stop(): void;
   stats(): UplinkStats;
 }
-
-const IDLE_GRACE_MS = 2000;
 
 export function backoffMs(attempt: number, baseMs: number, capMs: number, random: () => number): number {
   const ceiling = Math.min(capMs, baseMs * Math.pow(2, Math.min(attempt - 1, 20)));
@@ -96,125 +94,133 @@ export function createUplink(o: {
     timer = o.timers.setTimeout(() => {
       timer = undefined;
       st.nextAttemptMs = undefined;
-      pump();
+      void pump();
     }, ms);
   }
 
-  function deviceOf(name: string): DeviceConfig | undefined {
-    for (const d of o.devices) if (d.name === name) return d;
-    return undefined;
-  }
-
-  function batchSize(dev: DeviceConfig): number {
-    return dev.format === 'JSON' && !singleOnly && dev.batch && dev.batch > 1 ? dev.batch : 1;
-  }
-
-  /** The head records of one device that go in one write. */
-  function pickBatch(head: QueueRecord[], dev: DeviceConfig): QueueRecord[] {
-    let n = 1;
-    while (n < head.length && (head[n] as QueueRecord).device === dev.name) n++;
-    return head.slice(0, n);
-  }
-
-  function payloadOf(dev: DeviceConfig, recs: QueueRecord[]): string {
-    const parts: string[] = [];
-    for (const r of recs) {
-      // Readings of an earlier boot can only be dated if they were dated then.
-      const wall = r.wallMs !== undefined ? r.wallMs : r.bootId === o.bootId ? o.time.wallAt(r.uptimeMs) : undefined;
-      parts.push(stampPayload(dev.format, r.payload, wall));
-    }
-    return recs.length > 1 ? '[' + parts.join(',') + ']' : (parts[0] as string);
-  }
-
-  async function sendHead(): Promise<void> {
-    // The head alone first: only a batching device's write needs more, and
-    // every record read is decoded onto the heap (20 of them for a value
-    // write, while a backlog drains, before this read was split).
-    const head = o.queue.peek(1)[0];
-    if (!head) {
-      attempt = 0;
-      // Records of one sample group arrive a few ms apart: switch the radio
-      // off only once the queue stayed empty for a moment.
-      if (o.sleepWhenIdle && idleTimer === undefined) {
-        idleTimer = o.timers.setTimeout(() => {
-          idleTimer = undefined;
-          if (!busy && !stopped && !o.queue.peek(1).length) void o.link.sleep();
-        }, IDLE_GRACE_MS);
+  // One function does the whole send (the head, its batch, the write, the
+  // outcome): on the device's engine each function is ~77 B of bytecode
+  // plus an object per instance, so the single-use helpers are inlined.
+  async function pump(): Promise<void> {
+    if (busy || stopped || timer !== undefined) return;
+    busy = true;
+    try {
+      // The head alone first: only a batching device's write needs more, and
+      // every record read is decoded onto the heap (20 of them for a value
+      // write, while a backlog drains, before this read was split).
+      const head = o.queue.peek(1)[0];
+      if (!head) {
+        attempt = 0;
+        // Records of one sample group arrive a few ms apart: switch the radio
+        // off only once the queue stayed empty for a moment (2 s).
+        if (o.sleepWhenIdle && idleTimer === undefined) {
+          idleTimer = o.timers.setTimeout(() => {
+            idleTimer = undefined;
+            if (!busy && !stopped && !o.queue.peek(1).length) void o.link.sleep();
+          }, 2000);
+        }
+        return;
       }
-      return;
-    }
-    const dev = deviceOf(head.device);
-    if (!dev) {
-      o.queue.reject('device ' + head.device + ' is no longer configured');
-      st.rejected++;
-      return pumpSoon();
-    }
-    const blocked = o.canSend ? o.canSend() : undefined;
-    if (blocked) {
-      st.lastError = blocked;
-      o.log.error('uplink: ' + blocked);
-      return later(backoffMs(++attempt, o.backoff.baseMs, o.backoff.capMs, random));
-    }
-    if (!(await o.link.ensureUp())) {
-      st.lastError = 'Wi-Fi link down: ' + o.link.stats().lastStep;
-      return later(backoffMs(++attempt, o.backoff.baseMs, Math.min(o.backoff.capMs, LINK_CHECK_MAX_MS), random));
-    }
-    // The batch is read once the link is up, not before: joining Wi-Fi can
-    // take many seconds, and the records (20 decoded ones are ~4 KB on the
-    // device's heap) would sit there all that time. A head that went away
-    // meanwhile (a full outbox drops the oldest) starts the choice over.
-    const size = batchSize(dev);
-    let recs: QueueRecord[] | undefined = size > 1 ? pickBatch(o.queue.peek(size), dev) : [head];
-    const first = recs[0];
-    if (!first || first.seq !== head.seq) return pumpSoon();
-    // They are let go once their payloads are joined: only their count and
-    // last seq are needed while the write is under way.
-    const n = recs.length;
-    const lastSeq = (recs[n - 1] as QueueRecord).seq;
-    const droppedBefore = o.queue.stats().dropped;
-    const body = payloadOf(dev, recs);
-    recs = undefined;
-    const ref = { apiKey: o.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin };
-    st.requests++;
-    st.inFlightSinceMs = o.clock.uptimeMs();
-    const r =
-      dev.format === 'Value' ? await o.writer.writeValue(ref, body)
-        : dev.format === 'JSON' ? await o.writer.writeJson(ref, body, true)
-          : await o.writer.writeXml(ref, body, true);
-    st.inFlightSinceMs = undefined;
-    st.bytesSent += r.bytesSent;
-    if (stopped) return;
-    if (r.kind === 'ok') {
-      const k = o.queue.stats().dropped === droppedBefore ? n : stillQueued(n, lastSeq);
-      if (k < n) o.queue.undrop(n - k);
-      o.queue.ack(k);
-      attempt = 0;
-      singleOnly = false;
-      st.sent++;
-      st.delivered += n;
-      st.lastDeliveryMs = o.clock.uptimeMs();
-      o.link.succeeded();
-      o.time.fromHttpDate(r.date);
-      if (o.onDelivered) o.onDelivered({ device: dev.name, count: n, lastSeq, body, status: r.status });
-      return pumpSoon();
-    }
-    st.lastError = r.reason;
-    if (r.kind === 'reject') {
-      if (n > 1) {
-        // One record of the batch may be the bad one: find it alone.
-        singleOnly = true;
-        return pumpSoon();
+      let dev: DeviceConfig | undefined;
+      for (const d of o.devices) {
+        if (d.name === head.device) {
+          dev = d;
+          break;
+        }
       }
-      if (o.queue.stats().dropped === droppedBefore || stillQueued(n, lastSeq)) o.queue.reject(r.reason);
-      st.rejected++;
-      o.log.error('uplink: seq ' + head.seq + ' rejected: ' + r.reason);
-      return pumpSoon();
+      if (!dev) {
+        o.queue.reject('device ' + head.device + ' is no longer configured');
+        st.rejected++;
+        // Nothing awaited yet: not stopped. No timer is ever set while busy.
+        return later(0);
+      }
+      const blocked = o.canSend ? o.canSend() : undefined;
+      if (blocked) {
+        st.lastError = blocked;
+        o.log.error('uplink: ' + blocked);
+        return later(backoffMs(++attempt, o.backoff.baseMs, o.backoff.capMs, random));
+      }
+      if (!(await o.link.ensureUp())) {
+        st.lastError = 'Wi-Fi link down: ' + o.link.stats().lastStep;
+        return later(backoffMs(++attempt, o.backoff.baseMs, Math.min(o.backoff.capMs, LINK_CHECK_MAX_MS), random));
+      }
+      // The batch is read once the link is up, not before: joining Wi-Fi can
+      // take many seconds, and the records (20 decoded ones are ~4 KB on the
+      // device's heap) would sit there all that time. A head that went away
+      // meanwhile (a full outbox drops the oldest) starts the choice over.
+      // JSON devices with batch > 1 send the head's run of their records.
+      const size = dev.format === 'JSON' && !singleOnly && dev.batch && dev.batch > 1 ? dev.batch : 1;
+      let recs: QueueRecord[] | undefined = size > 1 ? o.queue.peek(size) : [head];
+      let n = 1;
+      while (n < recs.length && (recs[n] as QueueRecord).device === dev.name) n++;
+      const first = recs[0];
+      if (!first || first.seq !== head.seq) {
+        if (!stopped) later(0);
+        return;
+      }
+      // They are let go once their payloads are joined: only their count and
+      // last seq are needed while the write is under way.
+      const lastSeq = (recs[n - 1] as QueueRecord).seq;
+      const droppedBefore = o.queue.stats().dropped;
+      const parts: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const q = recs[i] as QueueRecord;
+        // Readings of an earlier boot can only be dated if they were dated then.
+        const wall = q.wallMs !== undefined ? q.wallMs : q.bootId === o.bootId ? o.time.wallAt(q.uptimeMs) : undefined;
+        parts.push(stampPayload(dev.format, q.payload, wall));
+      }
+      recs = undefined;
+      const body = n > 1 ? '[' + parts.join(',') + ']' : (parts[0] as string);
+      // This frame lives while the write is under way: let the pieces go.
+      parts.length = 0;
+      const ref = { apiKey: o.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin };
+      st.requests++;
+      st.inFlightSinceMs = o.clock.uptimeMs();
+      const r =
+        dev.format === 'Value' ? await o.writer.writeValue(ref, body)
+          : dev.format === 'JSON' ? await o.writer.writeJson(ref, body, true)
+            : await o.writer.writeXml(ref, body, true);
+      st.inFlightSinceMs = undefined;
+      st.bytesSent += r.bytesSent;
+      if (stopped) return;
+      if (r.kind === 'ok') {
+        const k = o.queue.stats().dropped === droppedBefore ? n : stillQueued(n, lastSeq);
+        if (k < n) o.queue.undrop(n - k);
+        o.queue.ack(k);
+        attempt = 0;
+        singleOnly = false;
+        st.sent++;
+        st.delivered += n;
+        st.lastDeliveryMs = o.clock.uptimeMs();
+        o.link.succeeded();
+        o.time.fromHttpDate(r.date);
+        if (o.onDelivered) o.onDelivered({ device: dev.name, count: n, lastSeq, body, status: r.status });
+        return later(0);
+      }
+      st.lastError = r.reason;
+      if (r.kind === 'reject') {
+        if (n > 1) {
+          // One record of the batch may be the bad one: find it alone.
+          singleOnly = true;
+          return later(0);
+        }
+        if (o.queue.stats().dropped === droppedBefore || stillQueued(n, lastSeq)) o.queue.reject(r.reason);
+        st.rejected++;
+        o.log.error('uplink: seq ' + head.seq + ' rejected: ' + r.reason);
+        return later(0);
+      }
+      st.retries++;
+      await o.link.failed();
+      const wait = r.retryAfterMs !== undefined ? r.retryAfterMs : backoffMs(++attempt, o.backoff.baseMs, o.backoff.capMs, random);
+      o.log.error('uplink: ' + r.reason + '; retry in ' + Math.round(wait / 1000) + ' s');
+      later(wait);
+    } catch (e) {
+      st.lastError = 'uplink bug: ' + String(e);
+      o.log.error(st.lastError);
+      if (!stopped && timer === undefined) later(o.backoff.baseMs);
+    } finally {
+      busy = false;
     }
-    st.retries++;
-    await o.link.failed();
-    const wait = r.retryAfterMs !== undefined ? r.retryAfterMs : backoffMs(++attempt, o.backoff.baseMs, o.backoff.capMs, random);
-    o.log.error('uplink: ' + r.reason + '; retry in ' + Math.round(wait / 1000) + ' s');
-    later(wait);
   }
 
   // While a request was in flight a full outbox may have dropped some of the
@@ -227,31 +233,11 @@ export function createUplink(o: {
     return k;
   }
 
-  function pumpSoon(): void {
-    if (!stopped && timer === undefined) later(0);
-  }
-
-  function pump(): void {
-    if (busy || stopped || timer !== undefined) return;
-    busy = true;
-    sendHead().then(
-      () => {
-        busy = false;
-      },
-      (e: unknown) => {
-        busy = false;
-        st.lastError = 'uplink bug: ' + String(e);
-        o.log.error(st.lastError);
-        if (!stopped && timer === undefined) later(o.backoff.baseMs);
-      },
-    );
-  }
-
   return {
     wake() {
       if (idleTimer !== undefined) o.timers.clearTimeout(idleTimer);
       idleTimer = undefined;
-      pump();
+      void pump();
     },
     stop() {
       stopped = true;
