@@ -56,34 +56,40 @@ export function createSampler(o: {
   let running = false;
   // Sensors that share a period are read by the timer of the first of them,
   // the period's lead; its callback is made once, not one closure per run.
-  const fire = o.sensors.map((s, i) => (o.sensors.findIndex((x) => x.intervalMs === s.intervalMs) === i ? () => runPeriod(i) : undefined));
-
-  function runOne(s: SampledSensor): void {
-    const started = o.clock.uptimeMs();
-    st.runs++;
-    st.lastRunMs = started;
-    try {
-      const got = s.sensor.sample();
-      const value = got ? s.filter.push(got.value, started) : undefined;
-      if (got && value !== undefined && isFinite(value)) {
-        o.onSample({ sensor: s.sensor.name, value, unit: got.unit, atMs: started, whole: s.whole && value % 1 === 0 });
-      } else {
-        st.dropped++;
-      }
-    } catch (e) {
-      st.errors++;
-      st.lastError = s.sensor.name + ': ' + String(e);
-      o.log.error('sampler: ' + st.lastError);
-    }
+  // Plain loops, not map/findIndex callbacks: each function is ~77 B of
+  // bytecode on the device's engine.
+  const fire: ((() => void) | undefined)[] = [];
+  for (let i = 0; i < o.sensors.length; i++) {
+    let j = 0;
+    while ((o.sensors[j] as SampledSensor).intervalMs !== (o.sensors[i] as SampledSensor).intervalMs) j++;
+    fire.push(j === i ? () => runPeriod(i) : undefined);
   }
 
   /** One pass over every sensor of the lead's period. */
   function runPeriod(lead: number): void {
     const ms = (o.sensors[lead] as SampledSensor).intervalMs;
-    const started = o.clock.uptimeMs();
+    const begun = o.clock.uptimeMs();
     ids[lead] = undefined;
-    for (const s of o.sensors) if (s.intervalMs === ms) runOne(s);
-    if (running) ids[lead] = o.timers.setTimeout(fire[lead] as () => void, Math.max(0, ms - (o.clock.uptimeMs() - started)));
+    for (const s of o.sensors) {
+      if (s.intervalMs !== ms) continue;
+      const started = o.clock.uptimeMs();
+      st.runs++;
+      st.lastRunMs = started;
+      try {
+        const got = s.sensor.sample();
+        const value = got ? s.filter.push(got.value, started) : undefined;
+        if (got && value !== undefined && isFinite(value)) {
+          o.onSample({ sensor: s.sensor.name, value, unit: got.unit, atMs: started, whole: s.whole && value % 1 === 0 });
+        } else {
+          st.dropped++;
+        }
+      } catch (e) {
+        st.errors++;
+        st.lastError = s.sensor.name + ': ' + String(e);
+        o.log.error('sampler: ' + st.lastError);
+      }
+    }
+    if (running) ids[lead] = o.timers.setTimeout(fire[lead] as () => void, Math.max(0, ms - (o.clock.uptimeMs() - begun)));
   }
 
   return {
