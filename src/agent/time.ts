@@ -13,9 +13,12 @@ export interface TimeKeeper {
   wallAt(uptimeMs: number): number | undefined;
 }
 
-// Servers before 2020 or after 2100 are misconfigured; ignore them.
-const MIN_MS = 1577836800000;
-const MAX_MS = 4102444800000;
+// Servers before 2020 or after 2100 are misconfigured; ignore them. A const
+// enum: inlined, where a module-level const is a binding on the device.
+const enum T {
+  MinMs = 1577836800000,
+  MaxMs = 4102444800000,
+}
 
 export function createTimeKeeper(o: { clock: Clock }): TimeKeeper {
   let offset: number | undefined;
@@ -23,7 +26,7 @@ export function createTimeKeeper(o: { clock: Clock }): TimeKeeper {
     known: () => offset !== undefined,
     fromHttpDate(header) {
       const ms = header ? parseHttpDate(header) : undefined;
-      if (ms === undefined || ms < MIN_MS || ms > MAX_MS) return false;
+      if (ms === undefined || ms < (T.MinMs as number) || ms > (T.MaxMs as number)) return false;
       const up = o.clock.uptimeMs();
       // The header has 1 s resolution: only re-set the RTC on a real drift.
       if (offset === undefined || Math.abs(up + offset - ms) > 2000) {

@@ -50,18 +50,15 @@ export function createWatchdogFeeder(o: {
   let lastFedMs = 0;
   let feedFailed = false;
 
-  function check(): string | undefined {
-    try {
-      return o.healthy();
-    } catch (e) {
-      // A broken health check is a bug we cannot vouch past: reset.
-      return 'health check threw: ' + (e instanceof Error ? e.message : String(e));
-    }
-  }
-
   function tick(): void {
     timer = undefined;
-    const why = check();
+    let why: string | undefined;
+    try {
+      why = o.healthy();
+    } catch (e) {
+      // A broken health check is a bug we cannot vouch past: reset.
+      why = 'health check threw: ' + (e instanceof Error ? e.message : String(e));
+    }
     if (why !== undefined) {
       // Latched: feeding does not resume if the check recovers, because the
       // reset may already be under way and a flickering check must not keep
