@@ -1,7 +1,7 @@
 // Ordered start and stop of the data path:
 //   sensors -> filters -> sampler -> assembler -> outbox -> uplink -> service client -> HTTP -> socket
 // Everything that starts can stop, in reverse order.
-import type { AgentConfig } from '../config/types';
+import type { AgentConfig, SensorConfig } from '../config/types';
 import { createChain } from '../filters/index';
 import { createHttpClient } from '../net/http';
 import type { HttpClient } from '../net/types';
@@ -15,11 +15,19 @@ import { createAssembler } from './assembler';
 import { createLink } from './link';
 import type { Link } from './link';
 import { createSampler } from './sampler';
-import type { Sampler, SampleEvent } from './sampler';
+import type { SampledSensor, Sampler, SampleEvent } from './sampler';
 import { createTimeKeeper } from './time';
 import type { TimeKeeper } from './time';
 import { createUplink } from './uplink';
 import type { Delivery, Uplink, Writer } from './uplink';
+
+// The figures the code uses, as a const enum: inlined, where a module-level
+// const is a binding on the device's engine.
+const enum A {
+  RadioOffMinIntervalMs = 300000,
+  /** The lowest heapUsed of this window and the last stands for the live set. */
+  LiveWindowMs = 60000,
+}
 
 /**
  * Radio off between uploads only pays when uploads are far apart: a join
@@ -28,7 +36,7 @@ import type { Delivery, Uplink, Writer } from './uplink';
  * states the model). Below this sampling period the radio stays on even
  * when the option is set.
  */
-export const RADIO_OFF_MIN_INTERVAL_MS = 300000;
+export const RADIO_OFF_MIN_INTERVAL_MS: number = A.RadioOffMinIntervalMs;
 
 export interface Agent {
   readonly sampler: Sampler;
@@ -42,15 +50,6 @@ export interface Agent {
   start(): void;
   stop(): void;
   running(): boolean;
-}
-
-/** The lowest heapUsed of this window and the last stands for the live set. */
-const LIVE_WINDOW_MS = 60000;
-
-function shortestInterval(c: AgentConfig): number {
-  let ms = Infinity;
-  for (const s of c.sensors) if (s.intervalMs < ms) ms = s.intervalMs;
-  return ms;
 }
 
 export type AgentResult = { ok: true; agent: Agent } | { ok: false; error: string };
@@ -78,6 +77,22 @@ export function createAgent(o: {
   let low = Infinity;
   let lastLow = Infinity;
   let liveAt = -Infinity;
+  // Plain loops, not filter/some/map callbacks: each function is ~77 B of
+  // bytecode on the device's engine. The sensors some device carries, the
+  // shortest period of those (the assembler's retry) and of all sensors.
+  const used: SensorConfig[] = [];
+  let retryMs = Infinity;
+  let shortest = Infinity;
+  for (const s of config.sensors) {
+    if (s.intervalMs < shortest) shortest = s.intervalMs;
+    for (const d of config.devices) {
+      if (d.sensors.indexOf(s.name) >= 0) {
+        used.push(s);
+        if (s.intervalMs < retryMs) retryMs = s.intervalMs;
+        break;
+      }
+    }
+  }
   const uplink = createUplink({
     queue: o.queue,
     writer: o.writer || client,
@@ -90,7 +105,7 @@ export function createAgent(o: {
     timers: p.timers,
     log: p.log,
     backoff: { baseMs: lim.backoffBaseMs, capMs: lim.backoffCapMs },
-    sleepWhenIdle: lim.radioOffBetweenUploads && shortestInterval(config) >= RADIO_OFF_MIN_INTERVAL_MS,
+    sleepWhenIdle: lim.radioOffBetweenUploads && shortest >= (A.RadioOffMinIntervalMs as number),
     canSend: () => {
       // heapUsed counts garbage not yet collected, and the engine collects
       // after about 1/32 of the heap of growth: heapUsed saw-tooths from the
@@ -101,7 +116,7 @@ export function createAgent(o: {
       const m = p.system.memory();
       if (!m) return undefined;
       const now = p.clock.uptimeMs();
-      if (now - liveAt > LIVE_WINDOW_MS) {
+      if (now - liveAt > (A.LiveWindowMs as number)) {
         lastLow = low;
         low = m.heapUsed;
         liveAt = now;
@@ -111,21 +126,23 @@ export function createAgent(o: {
     },
     onDelivered: o.onDelivered,
   });
-  const used = config.sensors.filter((s) => config.devices.some((d) => d.sensors.indexOf(s.name) >= 0));
   const assembler = createAssembler({
     devices: config.devices, queue: o.queue, clock: p.clock, timers: p.timers, time, bootId: o.bootId, log: p.log,
-    retryMs: Math.min.apply(null, used.map((s) => s.intervalMs)),
-    onQueued: () => uplink.wake(),
+    retryMs,
+    // wake() reads no `this`: no wrapper function needed (~100 B).
+    onQueued: uplink.wake,
   });
   const sensors: Sensor[] = [];
+  const sampled: SampledSensor[] = [];
   let sampler: Sampler;
   try {
+    for (const cfg of used) {
+      const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers });
+      sensors.push(sensor);
+      sampled.push({ sensor, filter: createChain(cfg.filters), intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' });
+    }
     sampler = createSampler({
-      sensors: used.map((cfg) => {
-        const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers });
-        sensors.push(sensor);
-        return { sensor, filter: createChain(cfg.filters), intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' };
-      }),
+      sensors: sampled,
       timers: p.timers,
       clock: p.clock,
       log: p.log,
