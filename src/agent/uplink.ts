@@ -183,8 +183,16 @@ export function createUplink(o: {
       st.inFlightSinceMs = undefined;
       st.bytesSent += r.bytesSent;
       if (stopped) return;
+      // While the request was in flight a full outbox may have dropped some of
+      // the records it carried: only those still at the head are acknowledged
+      // (or rejected), so a newer record is never released unsent.
+      let k = n;
+      if ((r.kind === 'ok' || (r.kind === 'reject' && n === 1)) && o.queue.stats().dropped !== droppedBefore) {
+        const still = o.queue.peek(n);
+        k = 0;
+        while (k < still.length && (still[k] as QueueRecord).seq <= lastSeq) k++;
+      }
       if (r.kind === 'ok') {
-        const k = o.queue.stats().dropped === droppedBefore ? n : stillQueued(n, lastSeq);
         if (k < n) o.queue.undrop(n - k);
         o.queue.ack(k);
         attempt = 0;
@@ -204,7 +212,7 @@ export function createUplink(o: {
           singleOnly = true;
           return later(0);
         }
-        if (o.queue.stats().dropped === droppedBefore || stillQueued(n, lastSeq)) o.queue.reject(r.reason);
+        if (k) o.queue.reject(r.reason);
         st.rejected++;
         o.log.error('uplink: seq ' + head.seq + ' rejected: ' + r.reason);
         return later(0);
@@ -221,16 +229,6 @@ export function createUplink(o: {
     } finally {
       busy = false;
     }
-  }
-
-  // While a request was in flight a full outbox may have dropped some of the
-  // records it carried: only those still at the head are acknowledged, so a
-  // newer record is never released unsent.
-  function stillQueued(n: number, last: number): number {
-    const head = o.queue.peek(n);
-    let k = 0;
-    while (k < head.length && (head[k] as QueueRecord).seq <= last) k++;
-    return k;
   }
 
   return {
