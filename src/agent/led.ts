@@ -25,12 +25,6 @@ export interface Led {
   stop(): void;
 }
 
-/** On/off durations in ms, starting with on, repeated. */
-const PATTERNS: { [mode: string]: number[] } = {
-  connecting: [100, 100],
-  offline: [100, 100, 100, 1700],
-  safe: [1000, 1000],
-};
 export const PULSE_MS = 50;
 
 export function createLed(o: { out: DigitalOut; timers: Timers }): Led {
@@ -52,43 +46,40 @@ export function createLed(o: { out: DigitalOut; timers: Timers }): Led {
     }
   }
 
-  function cancel(): void {
-    if (timer !== undefined) o.timers.clearTimeout(timer);
+  // The one timer callback: the end of a pulse ('online'), else the pattern's
+  // next step. The patterns of the table above are arithmetic, not arrays:
+  // an object of arrays would be kept on the heap for good.
+  function run(): void {
     timer = undefined;
-  }
-
-  function run(pattern: number[]): void {
-    timer = undefined;
+    if (mode === 'online') return set(false);
     set(step % 2 === 0);
-    const ms = pattern[step] ?? 1000;
-    step = (step + 1) % pattern.length;
-    timer = o.timers.setTimeout(() => run(pattern), ms);
+    const ms = mode === 'safe' ? 1000 : mode === 'offline' && step === 3 ? 1700 : 100;
+    step = (step + 1) % (mode === 'offline' ? 4 : 2);
+    timer = o.timers.setTimeout(run, ms);
   }
 
-  return {
+  const led: Led = {
     show(m: LedMode): void {
       if (m === mode) return;
       mode = m;
-      cancel();
-      const pattern = PATTERNS[m];
+      if (timer !== undefined) o.timers.clearTimeout(timer);
+      timer = undefined;
       step = 0;
-      if (pattern) run(pattern);
-      else set(false);
+      if (m === 'off' || m === 'online') set(false);
+      else run();
     },
     pulse(): void {
       // A flash already lit absorbs the pulse: bursts of writes stay one
       // flash instead of queueing LED traffic on the radio bus.
       if (mode !== 'online' || timer !== undefined) return;
       set(true);
-      timer = o.timers.setTimeout(() => {
-        timer = undefined;
-        set(false);
-      }, PULSE_MS);
+      timer = o.timers.setTimeout(run, PULSE_MS);
     },
     stop(): void {
-      cancel();
-      mode = 'off';
-      set(false);
+      // Whatever the mode: no timer left, and dark.
+      mode = undefined;
+      led.show('off');
     },
   };
+  return led;
 }
