@@ -6,30 +6,12 @@ import type { ColdLoader } from '../cold';
 import type { Runtime } from '../runtime';
 import type { ColdCommands } from './run';
 
-/** Command name -> the cold module it lives in. */
-export const COMMAND_MODULES: Record<string, string> = {
-  help: 'help',
-  status: 'state',
-  config: 'show',
-  set: 'config',
-  unset: 'config',
-  save: 'state',
-  discard: 'state',
-  importWifi: 'config',
-  sensors: 'state',
-  resume: 'state',
-  maintenance: 'state',
-  reboot: 'state',
-  test: 'test',
-  provision: 'provision',
-};
-
-/** The module of a command with these arguments: help('keys') has one of its own. */
-export const moduleFor = (name: string, args: unknown[]): string => (name === 'help' && args[0] === 'keys' ? 'keys' : (COMMAND_MODULES[name] as string));
-
 export function exposeCommands(rt: Runtime, cold: ColdLoader): void {
-  const call = (name: string, args: unknown[]): void => {
-    const m = cold.load<ColdCommands>(moduleFor(name, args));
+  // One function for every command, bound to its name and module: a bound
+  // function costs the heap less than a closure and its environment each.
+  // help('keys') has a module of its own.
+  function call(this: void, name: string, module: string, ...args: unknown[]): void {
+    const m = cold.load<ColdCommands>(name === 'help' && args[0] === 'keys' ? 'keys' : module);
     if (!m.ok) {
       rt.consoleError = name + '(): ' + m.error;
       rt.p.log.error(rt.consoleError);
@@ -41,6 +23,23 @@ export function exposeCommands(rt: Runtime, cold: ColdLoader): void {
       rt.consoleError = name + '(): ' + String(e);
       rt.p.log.error(rt.consoleError);
     }
+  }
+  // Command name -> the cold module it lives in; only the boot reads it.
+  const modules: Record<string, string> = {
+    help: 'help',
+    status: 'state',
+    config: 'show',
+    set: 'config',
+    unset: 'config',
+    save: 'state',
+    discard: 'state',
+    importWifi: 'config',
+    sensors: 'state',
+    resume: 'state',
+    maintenance: 'state',
+    reboot: 'state',
+    test: 'test',
+    provision: 'provision',
   };
-  for (const name in COMMAND_MODULES) rt.p.console.expose(name, (...args: unknown[]) => call(name, args));
+  for (const name in modules) rt.p.console.expose(name, call.bind(undefined, name, modules[name] as string));
 }
