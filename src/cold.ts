@@ -24,9 +24,29 @@ import { crc32 } from './queue/crc32';
 import type { Shared } from './shared';
 import { decodeUtf8 } from './utf8';
 
-export const COLD_MARK = '/*PDA-COLD ';
+// Constants of this module are a const enum, put in place by the build: a
+// module-level const would be a binding on the heap for good. The exports
+// below are for the build and the tests.
+const enum K {
+  Mark = '/*PDA-COLD ',
+  /** The header line is read in one piece of this size; the build keeps it shorter. */
+  HeadMax = 320,
+  Messages = 'msg',
+  /** Width of one entry of the messages' index: 5 hex digits of offset, 3 of length. */
+  Entry = 8,
+  Reflash = '; flash the board again with ./flash.sh',
+  /** Reads of heapUsed while waiting for a collection; each makes a small object, the garbage that brings it on. */
+  CollectReads = 400,
+  /** How far into the program area the section is looked for: text put before the program (a test harness's own code) may push it. */
+  SearchMax = 65536,
+  Window = 512,
+  /** COLD_HEAP_PER_BYTE, below. */
+  HeapPerByte = 3.5,
+}
+
+export const COLD_MARK: string = K.Mark;
 /** The header line is read in one piece of this size; the build keeps it shorter. */
-export const COLD_HEAD_MAX = 320;
+export const COLD_HEAD_MAX: number = K.HeadMax;
 
 export type ColdResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -40,11 +60,7 @@ export interface ColdLoader {
 }
 
 /** The cold section's entry that holds the resident program's messages. */
-export const MESSAGES = 'msg';
-/** Width of one entry of the messages' index: 5 hex digits of offset, 3 of length. */
-const ENTRY = 8;
-
-const REFLASH = '; flash the board again with ./flash.sh';
+export const MESSAGES: string = K.Messages;
 /**
  * Heap a command needs while its module is read, parsed and run, per byte of
  * the module (its text, its strings, the bytecode being built, the parser's
@@ -53,10 +69,7 @@ const REFLASH = '; flash the board again with ./flash.sh';
  * floor of 118.5 KB it drove the heap to 179.7 KB, where the engine collects
  * at its edge: about 3.2 B per byte, and more when the change adds a sensor.
  */
-export const COLD_HEAP_PER_BYTE = 3.5;
-
-/** Reads of heapUsed while waiting for a collection; each makes a small object, the garbage that brings it on. */
-const COLLECT_READS = 400;
+export const COLD_HEAP_PER_BYTE: number = K.HeapPerByte;
 
 /**
  * Free heap right after a collection, from `read` (process.memoryUsage on
@@ -70,7 +83,7 @@ export function freeAfterCollection(read: () => { heapTotal: number; heapUsed: n
   const m = read();
   if (!m) return undefined;
   let last = m.heapUsed;
-  for (let i = 0; i < COLLECT_READS; i++) {
+  for (let i = 0; i < (K.CollectReads as number); i++) {
     const n = read();
     if (!n) break;
     if (n.heapUsed < last) return m.heapTotal - n.heapUsed;
@@ -78,10 +91,6 @@ export function freeAfterCollection(read: () => { heapTotal: number; heapUsed: n
   }
   return m.heapTotal - last;
 }
-
-/** How far into the program area the section is looked for: text put before the program (a test harness's own code) may push it. */
-const SEARCH_MAX = 65536;
-const WINDOW = 512;
 
 /**
  * `build` is this program's build id; only cold code of the same build is
@@ -99,21 +108,19 @@ export function createColdLoader(o: {
    */
   room?: () => number | undefined;
 }): ColdLoader {
-  const mark: number[] = [];
-  for (let i = 0; i < COLD_MARK.length; i++) mark.push(COLD_MARK.charCodeAt(i));
   let base = -1;
 
   /** Where the section starts: the mark at the start of a line, found once. */
   function locate(): number | string {
     if (base >= 0) return base;
-    for (let at = 0; at < SEARCH_MAX; at += WINDOW - mark.length) {
-      const w = o.program.read(at, WINDOW);
+    for (let at = 0; at < (K.SearchMax as number); at += K.Window - K.Mark.length) {
+      const w = o.program.read(at, K.Window);
       if (!w || (at === 0 && w[0] === 0xff)) return 'no program on flash to read it from (program run from a file?)';
-      for (let i = 0; i + mark.length <= w.length; i++) {
+      for (let i = 0; i + K.Mark.length <= w.length; i++) {
         if (w[i] === 0) return 'the program on flash carries no cold code';
         let k = 0;
-        while (k < mark.length && w[i + k] === mark[k]) k++;
-        if (k === mark.length && (at + i === 0 || w[i - 1] === 10)) return (base = at + i);
+        while (k < K.Mark.length && w[i + k] === K.Mark.charCodeAt(k)) k++;
+        if (k === K.Mark.length && (at + i === 0 || w[i - 1] === 10)) return (base = at + i);
       }
     }
     return 'the program on flash carries no cold code';
@@ -121,14 +128,14 @@ export function createColdLoader(o: {
 
   function find(name: string): ColdResult<number[]> {
     const from = locate();
-    if (typeof from === 'string') return { ok: false, error: from + REFLASH };
-    const head = o.program.read(from, COLD_HEAD_MAX);
+    if (typeof from === 'string') return { ok: false, error: from + K.Reflash };
+    const head = o.program.read(from, K.HeadMax);
     let end = 0;
     while (head && end < head.length && head[end] !== 10) end++;
     const line = head && end < head.length ? decodeUtf8(head.subarray(0, end)) : undefined;
-    if (line === undefined) return { ok: false, error: 'the cold code header is damaged' + REFLASH };
-    const parts = line.slice(COLD_MARK.length).split(' ');
-    if (parts[0] !== o.build) return { ok: false, error: 'the program on flash is build ' + parts[0] + ', this one is ' + o.build + REFLASH };
+    if (line === undefined) return { ok: false, error: 'the cold code header is damaged' + K.Reflash };
+    const parts = line.slice(K.Mark.length).split(' ');
+    if (parts[0] !== o.build) return { ok: false, error: 'the program on flash is build ' + parts[0] + ', this one is ' + o.build + K.Reflash };
     for (let i = 1; i < parts.length; i++) {
       const f = (parts[i] as string).split(':');
       if (f[0] === name) return { ok: true, value: [from + Number(f[1]), Number(f[2]), parseInt(f[3] as string, 16), Number(f[4])] };
@@ -158,17 +165,17 @@ export function createColdLoader(o: {
     if (msgAt !== -1) return msgError;
     // Failing from here on: the errors below may be messages themselves.
     msgAt = -2;
-    const at = find(MESSAGES);
+    const at = find(K.Messages);
     if (!at.ok) return (msgError = at.error);
     // The whole section's CRC, a window at a time.
     let c = 0;
     const [from, length] = at.value as [number, number];
-    for (let k = 0; k < length; k += WINDOW) {
-      const w = o.program.read(from + k, Math.min(WINDOW, length - k));
-      if (!w) return (msgError = 'the messages cannot be read' + REFLASH);
+    for (let k = 0; k < length; k += K.Window) {
+      const w = o.program.read(from + k, Math.min(K.Window, length - k));
+      if (!w) return (msgError = 'the messages cannot be read' + K.Reflash);
       c = crc32(w, 0, w.length, c);
     }
-    if (c !== at.value[2]) return (msgError = 'the messages are corrupt on flash (CRC)' + REFLASH);
+    if (c !== at.value[2]) return (msgError = 'the messages are corrupt on flash (CRC)' + K.Reflash);
     msgAt = from;
     msgCount = at.value[3] as number;
     return (msgError = undefined);
@@ -178,7 +185,7 @@ export function createColdLoader(o: {
     messagesError,
     message(i: number): string {
       if (messagesError() !== undefined || !(i >= 0 && i < msgCount)) return '#' + i;
-      const e = o.program.read(msgAt + i * ENTRY, ENTRY);
+      const e = o.program.read(msgAt + i * K.Entry, K.Entry);
       const entry = e && decodeUtf8(e);
       const off = entry ? parseInt(entry.slice(0, 5), 16) : NaN;
       const len = entry ? parseInt(entry.slice(5), 16) : NaN;
@@ -194,7 +201,7 @@ export function createColdLoader(o: {
     load<T>(name: string): ColdResult<T> {
       const at = find(name);
       if (!at.ok) return { ok: false, error: 'cold code ' + name + ': ' + at.error };
-      const need = Math.ceil(COLD_HEAP_PER_BYTE * (at.value[1] as number));
+      const need = Math.ceil(K.HeapPerByte * (at.value[1] as number));
       const room = o.room ? o.room() : undefined;
       if (room !== undefined && room < need) {
         return { ok: false, error: 'cold code ' + name + ': not enough free heap now (' + room + ' B free, about ' + need + ' B needed); try again in a minute, or after maintenance(), which boots without the agent' };
@@ -203,16 +210,16 @@ export function createColdLoader(o: {
       let make: unknown;
       try {
         got = text(at.value);
-        if (got === undefined) return { ok: false, error: 'cold code ' + name + ': corrupt on flash (CRC)' + REFLASH };
+        if (got === undefined) return { ok: false, error: 'cold code ' + name + ': corrupt on flash (CRC)' + K.Reflash };
         // Indirect eval: global scope, nothing of this closure visible to it.
         make = (0, eval)(got[0]);
       } catch (e) {
-        return { ok: false, error: 'cold code ' + name + ': ' + String(e) + REFLASH };
+        return { ok: false, error: 'cold code ' + name + ': ' + String(e) + K.Reflash };
       }
       const strings = got[1];
       // The source goes before the module runs; only its bytecode stays.
       got = undefined;
-      if (typeof make !== 'function') return { ok: false, error: 'cold code ' + name + ': not a module' + REFLASH };
+      if (typeof make !== 'function') return { ok: false, error: 'cold code ' + name + ': not a module' + K.Reflash };
       return { ok: true, value: (make as (s: Shared, t: unknown) => T)(o.shared(), strings) };
     },
   };
