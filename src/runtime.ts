@@ -28,17 +28,28 @@ import { OUTBOX_DIR } from './queue/dir';
 import { VERSION } from './version';
 import { agentPart, releaseAgentPart } from './parts';
 
+// Constants are a const enum, put in place by the build: a module-level
+// const would be a binding on the heap for good.
+const enum K {
+  /** HEALTHY_AFTER_MS, below. */
+  HealthyAfterMs = 120000,
+  TickMs = 5000,
+  /** ABANDONED_LIMIT, below. */
+  AbandonedLimit = 12,
+  /** Present for one boot: start without the agent and the watchdog, so flashing is not cut short by a reset. */
+  MaintenanceFile = 'maintenance',
+  /** After a save (or resume()) on a boot that let the agent's code go: time for the console's answer to get out. */
+  RestartToRunMs = 1000,
+}
+
 /** A boot that lives this long is healthy: the rapid-reboot counter starts again. */
-export const HEALTHY_AFTER_MS = 120000;
-const TICK_MS = 5000;
+export const HEALTHY_AFTER_MS: number = K.HealthyAfterMs;
 /**
  * Abandoned connections (see SocketFactory.abandoned) at which the board
  * restarts itself: each holds one of the driver's 16 slots for good, and the
  * agent needs one per request plus a few finishing or from the console.
  */
-export const ABANDONED_LIMIT = 12;
-/** Present for one boot: start without the agent and the watchdog, so flashing is not cut short by a reset. */
-const MAINTENANCE_FILE = 'maintenance';
+export const ABANDONED_LIMIT: number = K.AbandonedLimit;
 
 export type Mode = 'running' | 'console-only' | 'safe';
 
@@ -97,12 +108,6 @@ export interface RuntimeHooks {
   checker?: string;
 }
 
-/** After a save (or resume()) on a boot that let the agent's code go: time for the console's answer to get out. */
-const RESTART_TO_RUN_MS = 1000;
-
-/** How often a watchdog an earlier program may have left armed is kept from resetting the board, until the agent arms its own. */
-const KEEP_ALIVE_MS = 1000;
-
 export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   const log = p.log;
   // Kaluma never disables the RP2040 watchdog on a soft reset: after `.load`
@@ -115,7 +120,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     keepTimer = undefined;
     if (feeder) return;
     p.watchdog.keepAlive();
-    keepTimer = p.timers.setTimeout(keepAlive, KEEP_ALIVE_MS);
+    keepTimer = p.timers.setTimeout(keepAlive, 1000);
   };
   try {
     p.system.seedRandom();
@@ -211,7 +216,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     if (!agent) return;
     const now = p.clock.uptimeMs();
     const stale = p.sockets.abandoned();
-    if (stale >= ABANDONED_LIMIT) {
+    if (stale >= (K.AbandonedLimit as number)) {
       log.error('net: ' + stale + ' connections dropped by the TCP stack without a word hold their slots for good; restarting (every reading is on flash)');
       rt.restart('restart: connections abandoned');
       return;
@@ -223,7 +228,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     if (link.up || now - agentStartedAt > 60000) armWatchdog();
     // revert() restarts the agent, which schedules its own supervisor.
     if (lkg.shouldRevert(now) && revert()) return;
-    tick = p.timers.setTimeout(supervise, TICK_MS);
+    tick = p.timers.setTimeout(supervise, K.TickMs);
   }
 
   /** True when it reverted (and restarted the agent). */
@@ -251,8 +256,8 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     if (!code) {
       // This boot let the agent's code go (src/parts.ts): a restart brings it back.
       mode = 'console-only';
-      why = 'restarting in ' + RESTART_TO_RUN_MS / 1000 + ' s to start the agent';
-      if (!restarting) restarting = p.timers.setTimeout(() => rt.restart('restart: to start the agent'), RESTART_TO_RUN_MS);
+      why = 'restarting in ' + K.RestartToRunMs / 1000 + ' s to start the agent';
+      if (!restarting) restarting = p.timers.setTimeout(() => rt.restart('restart: to start the agent'), K.RestartToRunMs);
       return;
     }
     const made = code.createAgent({
@@ -278,7 +283,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     why = '';
     show('connecting');
     agent.start();
-    tick = p.timers.setTimeout(supervise, TICK_MS);
+    tick = p.timers.setTimeout(supervise, K.TickMs);
   }
 
   const rt: Runtime = {
@@ -329,11 +334,11 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     },
     maintenance() {
       try {
-        p.files.write(MAINTENANCE_FILE, new Uint8Array([49]));
+        p.files.write(K.MaintenanceFile, new Uint8Array([49]));
       } catch (e) {
         log.error('maintenance: ' + String(e) + '; not rebooting');
         try {
-          p.files.remove(MAINTENANCE_FILE);
+          p.files.remove(K.MaintenanceFile);
         } catch {
           /* a half-written flag does not count: see the check at boot */
         }
@@ -356,7 +361,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   };
 
   // A boot that lived this long was not a crash loop, whatever mode it is in.
-  p.timers.setTimeout(() => state.markHealthy(), HEALTHY_AFTER_MS);
+  p.timers.setTimeout(() => state.markHealthy(), K.HealthyAfterMs);
   keepAlive();
 
   if (loaded.errors.length) {
@@ -364,10 +369,10 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     log.error('config: the saved configuration is invalid (' + loaded.errors.length + ' errors above); starting with the console only');
   }
   try {
-    const flag = p.files.read(MAINTENANCE_FILE);
+    const flag = p.files.read(K.MaintenanceFile);
     // Only a whole flag counts; a torn write from a failed maintenance() does not.
     maintenance = !!flag && flag.length === 1 && flag[0] === 49;
-    if (flag) p.files.remove(MAINTENANCE_FILE);
+    if (flag) p.files.remove(K.MaintenanceFile);
   } catch {
     maintenance = false;
   }

@@ -51,10 +51,15 @@ export interface BootState {
   restartAsked(why: string): void;
 }
 
-export const STATE_FILE = 'state.json';
-const TMP_FILE = STATE_FILE + '.tmp';
-/** Keeps the file and its copy in RAM small whatever the caller passes. */
-const MAX_STATE_CHARS = 80;
+// Constants are a const enum, put in place by the build: a module-level
+// const would be a binding on the heap for good.
+const enum K {
+  StateFile = 'state.json',
+  TmpFile = 'state.json.tmp',
+  /** Keeps the file and its copy in RAM small whatever the caller passes. */
+  MaxStateChars = 80,
+}
+export const STATE_FILE: string = K.StateFile;
 
 interface Saved {
   boot: number;
@@ -76,7 +81,7 @@ function isCount(v: unknown): v is number {
 function load(files: FileStore): Saved | string | undefined {
   let bytes: Uint8Array | undefined;
   try {
-    bytes = files.read(STATE_FILE);
+    bytes = files.read(K.StateFile);
   } catch (e) {
     return 'unreadable (' + errText(e) + ')';
   }
@@ -117,20 +122,20 @@ export function openBootState(o: { files: FileStore; safeModeBoots: number; log?
     rapid = prev.healthy ? 0 : prev.asked ? prev.rapid : prev.rapid + 1;
     lastState = prev.state;
   } else if (log) {
-    if (prev === undefined) log.info('boot state: no ' + STATE_FILE + ', starting fresh');
-    else log.error('boot state: ' + STATE_FILE + ' ' + prev + ', starting fresh');
+    if (prev === undefined) log.info('boot state: no ' + K.StateFile + ', starting fresh');
+    else log.error('boot state: ' + K.StateFile + ' ' + prev + ', starting fresh');
   }
 
   const cur: Saved = { boot: bootId, rapid, healthy: false, state: 'booting' };
 
   function persist(): void {
     try {
-      o.files.write(TMP_FILE, new TextEncoder().encode(JSON.stringify(cur)));
-      o.files.rename(TMP_FILE, STATE_FILE);
+      o.files.write(K.TmpFile, new TextEncoder().encode(JSON.stringify(cur)));
+      o.files.rename(K.TmpFile, K.StateFile);
     } catch (e) {
       // Flash trouble must not stop the agent: the RAM copy still works for
       // this boot; only the crash-loop memory across boots is lost.
-      if (log) log.error('boot state: could not save ' + STATE_FILE + ': ' + errText(e));
+      if (log) log.error('boot state: could not save ' + K.StateFile + ': ' + errText(e));
     }
   }
 
@@ -154,7 +159,7 @@ export function openBootState(o: { files: FileStore; safeModeBoots: number; log?
       persist();
     },
     record(state: string): void {
-      const s = state.length > MAX_STATE_CHARS ? state.slice(0, MAX_STATE_CHARS) : state;
+      const s = state.length > (K.MaxStateChars as number) ? state.slice(0, K.MaxStateChars) : state;
       if (s === cur.state) return;
       cur.state = s;
       persist();
@@ -172,7 +177,7 @@ export function openBootState(o: { files: FileStore; safeModeBoots: number; log?
     restartAsked(why: string): void {
       if (cur.asked && cur.state === why) return;
       cur.asked = true;
-      cur.state = why.length > MAX_STATE_CHARS ? why.slice(0, MAX_STATE_CHARS) : why;
+      cur.state = why.length > (K.MaxStateChars as number) ? why.slice(0, K.MaxStateChars) : why;
       persist();
     },
   };

@@ -25,7 +25,12 @@ export interface Led {
   stop(): void;
 }
 
-export const PULSE_MS = 50;
+// A const enum, put in place by the build: a module-level const would be a
+// binding on the heap for good.
+const enum K {
+  PulseMs = 50,
+}
+export const PULSE_MS: number = K.PulseMs;
 
 export function createLed(o: { out: DigitalOut; timers: Timers }): Led {
   let mode: LedMode | undefined;
@@ -73,7 +78,7 @@ export function createLed(o: { out: DigitalOut; timers: Timers }): Led {
       // flash instead of queueing LED traffic on the radio bus.
       if (mode !== 'online' || timer !== undefined) return;
       set(true);
-      timer = o.timers.setTimeout(run, PULSE_MS);
+      timer = o.timers.setTimeout(run, K.PulseMs);
     },
     stop(): void {
       // Whatever the mode: no timer left, and dark.

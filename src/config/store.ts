@@ -51,8 +51,10 @@ export interface ConfigStore {
   loadLastKnownGood(): AgentConfig | undefined;
 }
 
-/** Bytes read at a time when comparing the last-known-good copy on flash. */
-const LKG_WINDOW = 512;
+/** Bytes read at a time when comparing the last-known-good copy on flash (a const enum: no binding kept). */
+const enum K {
+  LkgWindow = 512,
+}
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const hex = (n: number): string => n.toString(16);
 const encode = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -90,7 +92,7 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
       if (!same) return;
       if (i === w.length) {
         at += w.length;
-        w = files.readAt(p, at, Math.min(LKG_WINDOW, size - at));
+        w = files.readAt(p, at, Math.min(K.LkgWindow, size - at));
         i = 0;
         if (!w.length) return void (same = false);
       }
