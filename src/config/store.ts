@@ -55,10 +55,6 @@ export interface ConfigStore {
 const enum K {
   LkgWindow = 512,
 }
-const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
-const hex = (n: number): string => n.toString(16);
-const encode = (s: string): Uint8Array => new TextEncoder().encode(s);
-
 // Kaluma's storage keys (WIFI_SSID, ...) are never read here: on the board
 // every storage read overruns the C heap, so they are imported once, by a
 // person, with the console's importWifi().
@@ -71,40 +67,18 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
   /** The saved text of the configuration last loaded or saved: what a last-known-good copy keeps. */
   let current: string | undefined;
 
-  const readText = (p: string): string | undefined => {
-    const bytes = files.read(p);
-    return bytes === undefined ? undefined : decodeUtf8(bytes);
-  };
-
   /** The configuration (and saved text) last known to be the last-known-good copy on flash. */
   let lkgOf: AgentConfig | undefined;
   let lkgSaved: string | undefined;
 
-  /** True when file `p` holds exactly the UTF-8 of `s`: read a window at a time, no copy of either. */
-  const storedAs = (p: string, s: string): boolean => {
-    const size = files.size(p);
-    if (size === undefined || size !== utf8Length(s)) return false;
-    let at = 0;
-    let w: Uint8Array = new Uint8Array(0);
-    let i = 0;
-    let same = true;
-    utf8(s, (b) => {
-      if (!same) return;
-      if (i === w.length) {
-        at += w.length;
-        w = files.readAt(p, at, Math.min(K.LkgWindow, size - at));
-        i = 0;
-        if (!w.length) return void (same = false);
-      }
-      if (w[i++] !== b) same = false;
-    });
-    return same;
-  };
+  // Helpers used once are written in place, and (e instanceof Error ?
+  // e.message : String(e)) and TextEncoder are too: a function each would be
+  // kept on the heap as long as the store.
 
   const writeAtomic = (p: string, s: string): string | undefined => {
     const tmp = p + '.tmp';
     try {
-      files.write(tmp, encode(s));
+      files.write(tmp, new TextEncoder().encode(s));
       files.rename(tmp, p);
       return undefined;
     } catch (e) {
@@ -113,41 +87,22 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
       } catch {
         // The next save overwrites the leftover anyway.
       }
-      return p + ': not saved (' + message(e) + ')';
+      return p + ': not saved (' + (e instanceof Error ? e.message : String(e)) + ')';
     }
   };
 
-  const stampOf = (saved: Uint8Array): string => hex(crc32(saved, 0, saved.length)) + ' ' + o.checker;
+  const stampOf = (saved: Uint8Array): string => crc32(saved, 0, saved.length).toString(16) + ' ' + o.checker;
 
   /** Records `config` as the checked form of the saved bytes. */
   const writeOk = (saved: Uint8Array, config: AgentConfig): string | undefined => {
     const json = JSON.stringify(config);
-    const b = encode(json);
-    return writeAtomic(okPath, stampOf(saved) + ' ' + hex(crc32(b, 0, b.length)) + '\n' + json);
-  };
-
-  /**
-   * The checked configuration of `saved`, when config.ok holds it for this
-   * checker. Boot path: the CRC runs over the bytes as read, and only the
-   * JSON part is decoded, once.
-   */
-  const checked = (saved: Uint8Array): AgentConfig | undefined => {
-    try {
-      const b = files.read(okPath);
-      if (b === undefined) return undefined;
-      const nl = b.indexOf(10);
-      const head = nl < 0 ? undefined : decodeUtf8(b.subarray(0, nl));
-      if (head === undefined || head !== stampOf(saved) + ' ' + hex(crc32(b, nl + 1, b.length))) return undefined;
-      const json = decodeUtf8(b.subarray(nl + 1));
-      return json === undefined ? undefined : (JSON.parse(json) as AgentConfig);
-    } catch {
-      return undefined;
-    }
+    const b = new TextEncoder().encode(json);
+    return writeAtomic(okPath, stampOf(saved) + ' ' + crc32(b, 0, b.length).toString(16) + '\n' + json);
   };
 
   /** Writes both files for `config`, whose saved form is `text`. */
   const store = (text: string, config: AgentConfig): string | undefined => {
-    const e = writeAtomic(path, text) || writeOk(encode(text), config);
+    const e = writeAtomic(path, text) || writeOk(new TextEncoder().encode(text), config);
     if (!e) current = text;
     return e;
   };
@@ -160,12 +115,24 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
       try {
         saved = files.read(path);
       } catch (e) {
-        errors.push(path + ': unreadable (' + message(e) + ')');
+        errors.push(path + ': unreadable (' + (e instanceof Error ? e.message : String(e)) + ')');
       }
       const text = saved && decodeUtf8(saved);
       if (saved && text === undefined) errors.push(path + ': not UTF-8 text');
       if (saved && text !== undefined) {
-        config = checked(saved);
+        // The checked configuration of `saved`, when config.ok holds it for
+        // this checker. Boot path: the CRC runs over the bytes as read, and
+        // only the JSON part is decoded, once.
+        try {
+          const b = files.read(okPath);
+          const nl = b === undefined ? -1 : b.indexOf(10);
+          if (b !== undefined && nl >= 0 && decodeUtf8(b.subarray(0, nl)) === stampOf(saved) + ' ' + crc32(b, nl + 1, b.length).toString(16)) {
+            const json = decodeUtf8(b.subarray(nl + 1));
+            if (json !== undefined) config = JSON.parse(json) as AgentConfig;
+          }
+        } catch {
+          config = undefined;
+        }
         const codec = config ? undefined : o.codec();
         if (!config && !codec) return { config: defaultConfig(), source: 'defaults', errors, unchecked: true };
         if (!config && codec) {
@@ -175,7 +142,7 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
             try {
               raw = JSON.parse(text);
             } catch (e) {
-              errors.push(path + ': unreadable or not JSON (' + message(e) + ')');
+              errors.push(path + ': unreadable or not JSON (' + (e instanceof Error ? e.message : String(e)) + ')');
             }
             const r = raw === undefined ? undefined : codec.check(raw);
             if (r && r.ok) {
@@ -209,9 +176,27 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
       // ~12 KB of heap at once on the device's engine, per delivery).
       if (current === undefined || (c === lkgOf && current === lkgSaved)) return undefined;
       const s = JSON.stringify({ saved: current, config: c });
+      // True when the file holds exactly the UTF-8 of `s`: read a window at
+      // a time, no copy of either.
       let same = false;
       try {
-        same = storedAs(lkgPath, s);
+        const size = files.size(lkgPath);
+        if (size !== undefined && size === utf8Length(s)) {
+          let at = 0;
+          let w: Uint8Array = new Uint8Array(0);
+          let i = 0;
+          same = true;
+          utf8(s, (b) => {
+            if (!same) return;
+            if (i === w.length) {
+              at += w.length;
+              w = files.readAt(lkgPath, at, Math.min(K.LkgWindow, size - at));
+              i = 0;
+              if (!w.length) return void (same = false);
+            }
+            if (w[i++] !== b) same = false;
+          });
+        }
       } catch {
         same = false;
       }
@@ -224,7 +209,8 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
     },
     loadLastKnownGood() {
       try {
-        const s = readText(lkgPath);
+        const b = files.read(lkgPath);
+        const s = b === undefined ? undefined : decodeUtf8(b);
         const got = s === undefined ? undefined : (JSON.parse(s) as { saved?: unknown; config?: AgentConfig });
         if (!got || typeof got.saved !== 'string' || !got.config || !Array.isArray(got.config.devices) || typeof got.config.agent !== 'object') return undefined;
         // Going back puts its saved form back too, checked as it was.
