@@ -69,61 +69,43 @@ interface Saved {
   asked?: boolean;
 }
 
-function errText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
-function isCount(v: unknown): v is number {
-  return typeof v === 'number' && v >= 0 && Math.floor(v) === v && v < 1e15;
-}
-
-/** The previous record, a string saying why there is none, or undefined when there is no file. */
-function load(files: FileStore): Saved | string | undefined {
-  let bytes: Uint8Array | undefined;
-  try {
-    bytes = files.read(K.StateFile);
-  } catch (e) {
-    return 'unreadable (' + errText(e) + ')';
-  }
-  if (bytes === undefined) return undefined;
-  const text = decodeUtf8(bytes);
-  if (text === undefined) return 'corrupt (not UTF-8)';
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return 'corrupt (not JSON)';
-  }
-  const s = v as Partial<Saved> | null;
-  if (
-    s === null ||
-    typeof s !== 'object' ||
-    !isCount(s.boot) ||
-    !isCount(s.rapid) ||
-    typeof s.healthy !== 'boolean' ||
-    typeof s.state !== 'string'
-  ) {
-    return 'corrupt (bad fields)';
-  }
-  const out: Saved = { boot: s.boot, rapid: s.rapid, healthy: s.healthy, state: s.state };
-  if (s.asked === true) out.asked = true;
-  return out;
-}
-
 export function openBootState(o: { files: FileStore; safeModeBoots: number; log?: Log }): BootState {
   const log = o.log;
-  const prev = load(o.files);
+  // The previous record, read in place (a helper function would be kept on
+  // the heap as long as this one): `bad` says why it is unusable.
+  let bytes: Uint8Array | undefined;
+  let bad: string | undefined;
+  try {
+    bytes = o.files.read(K.StateFile);
+  } catch (e) {
+    bad = 'unreadable (' + (e instanceof Error ? e.message : String(e)) + ')';
+  }
+  const text = bytes && decodeUtf8(bytes);
+  let prev: Partial<Saved> | null | undefined;
+  if (bytes && text === undefined) bad = 'corrupt (not UTF-8)';
+  else if (text !== undefined) {
+    try {
+      prev = JSON.parse(text) as Partial<Saved> | null;
+    } catch {
+      bad = 'corrupt (not JSON)';
+    }
+  }
+  const count = (v: unknown): boolean => typeof v === 'number' && v >= 0 && Math.floor(v) === v && v < 1e15;
+  if (bad === undefined && text !== undefined && (prev === null || typeof prev !== 'object' || !count(prev.boot) || !count(prev.rapid) || typeof prev.healthy !== 'boolean' || typeof prev.state !== 'string')) {
+    bad = 'corrupt (bad fields)';
+  }
   let bootId = 1;
   let rapid = 0;
   let lastState = '';
-  if (typeof prev === 'object') {
-    bootId = prev.boot + 1;
+  if (bad === undefined && prev) {
+    const r = prev as Saved;
+    bootId = r.boot + 1;
     // A restart someone asked for neither counts nor clears the count.
-    rapid = prev.healthy ? 0 : prev.asked ? prev.rapid : prev.rapid + 1;
-    lastState = prev.state;
+    rapid = r.healthy ? 0 : r.asked === true ? r.rapid : r.rapid + 1;
+    lastState = r.state;
   } else if (log) {
-    if (prev === undefined) log.info('boot state: no ' + K.StateFile + ', starting fresh');
-    else log.error('boot state: ' + K.StateFile + ' ' + prev + ', starting fresh');
+    if (bad === undefined) log.info('boot state: no ' + K.StateFile + ', starting fresh');
+    else log.error('boot state: ' + K.StateFile + ' ' + bad + ', starting fresh');
   }
 
   const cur: Saved = { boot: bootId, rapid, healthy: false, state: 'booting' };
@@ -135,7 +117,7 @@ export function openBootState(o: { files: FileStore; safeModeBoots: number; log?
     } catch (e) {
       // Flash trouble must not stop the agent: the RAM copy still works for
       // this boot; only the crash-loop memory across boots is lost.
-      if (log) log.error('boot state: could not save ' + K.StateFile + ': ' + errText(e));
+      if (log) log.error('boot state: could not save ' + K.StateFile + ': ' + (e instanceof Error ? e.message : String(e)));
     }
   }
 
