@@ -11,20 +11,19 @@ import { sharedTable } from './shared';
 
 let agent: AgentPart | undefined;
 
-/** The agent's code: undefined once let go (the board must restart to run the agent). */
-export function agentPart(): AgentPart | undefined {
+/**
+ * The agent's code: undefined once let go (the board must restart to run the
+ * agent). `release` lets it go where that frees it (the device); on the host
+ * it stays. One function for both: each costs heap for good.
+ */
+export function agentPart(release?: boolean): AgentPart | undefined {
   const make = TABLE.agent;
-  if (!agent && make) {
+  if (release) {
+    if (FREES) agent = TABLE.agent = undefined;
+  } else if (!agent && make) {
     agent = make(sharedTable());
     // The function's own code (its modules' start-up) is not needed again.
     if (FREES) TABLE.agent = undefined;
   }
   return agent;
-}
-
-/** Lets the agent's code go where that frees it (the device); on the host it stays. */
-export function releaseAgentPart(): void {
-  if (!FREES) return;
-  agent = undefined;
-  TABLE.agent = undefined;
 }

@@ -23,10 +23,9 @@ import type { Platform, TimerId } from './ports/ports';
 import type { Outbox } from './queue/types';
 import { createServiceClient } from './service/client';
 import type { ServiceClient } from './service/client';
-import type { AgentPart } from './agent/part';
 import { OUTBOX_DIR } from './queue/dir';
 import { VERSION } from './version';
-import { agentPart, releaseAgentPart } from './parts';
+import { agentPart } from './parts';
 
 // Constants are a const enum, put in place by the build: a module-level
 // const would be a binding on the heap for good.
@@ -154,27 +153,6 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   let restarting: TimerId | undefined;
   let outbox: Outbox | undefined;
 
-  /** Opens the outbox once, with the agent's code; RAM only when the file store is unusable. */
-  function openOutbox(code: AgentPart): Outbox {
-    if (outbox) return outbox;
-    p.watchdog.keepAlive();
-    try {
-      outbox = code.createOutbox({ files: p.files, dir: OUTBOX_DIR, maxBytes: config.agent.outboxBytes, log });
-    } catch (e) {
-      log.error('outbox: ' + String(e));
-    }
-    if (!outbox) {
-      log.error('outbox: file store unusable; readings are kept in RAM only (200 at most)');
-      outbox = code.createMemoryOutbox({ maxRecords: 200 });
-    }
-    p.watchdog.keepAlive();
-    return outbox;
-  }
-
-  function show(m: Parameters<Led['show']>[0]): void {
-    if (led) led.show(m);
-  }
-
   function stopAgent(): void {
     if (tick !== undefined) p.timers.clearTimeout(tick);
     tick = undefined;
@@ -222,25 +200,21 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       return;
     }
     const link = agent.link.stats();
-    show(link.up ? 'online' : everDelivered ? 'offline' : 'connecting');
+    if (led) led.show(link.up ? 'online' : everDelivered ? 'offline' : 'connecting');
     // The first association runs before the watchdog is armed: connect can
     // block 30 s, past the RP2040's 8.4 s maximum. Later ones run under it.
     if (link.up || now - agentStartedAt > 60000) armWatchdog();
-    // revert() restarts the agent, which schedules its own supervisor.
-    if (lkg.shouldRevert(now) && revert()) return;
+    const good = lkg.shouldRevert(now) ? store.loadLastKnownGood() : undefined;
+    if (good) {
+      log.error('config: the changed configuration delivered nothing for ' + Math.round(config.agent.lkgRevertMs / 60000) + ' min; going back to the last known good one');
+      config = good;
+      pending = undefined;
+      lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
+      // Restarting the agent schedules its own supervisor.
+      startAgent();
+      return;
+    }
     tick = p.timers.setTimeout(supervise, K.TickMs);
-  }
-
-  /** True when it reverted (and restarted the agent). */
-  function revert(): boolean {
-    const good = store.loadLastKnownGood();
-    if (!good) return false;
-    log.error('config: the changed configuration delivered nothing for ' + Math.round(config.agent.lkgRevertMs / 60000) + ' min; going back to the last known good one');
-    config = good;
-    pending = undefined;
-    lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
-    startAgent();
-    return true;
   }
 
   function startAgent(): void {
@@ -249,7 +223,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     if (missing.length) {
       mode = 'console-only';
       why = 'not configured: set ' + missing.join(', ');
-      show('off');
+      if (led) led.show('off');
       return;
     }
     const code = agentPart();
@@ -260,8 +234,22 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       if (!restarting) restarting = p.timers.setTimeout(() => rt.restart('restart: to start the agent'), K.RestartToRunMs);
       return;
     }
+    if (!outbox) {
+      // Opened once, with the agent's code; RAM only when the file store is unusable.
+      p.watchdog.keepAlive();
+      try {
+        outbox = code.createOutbox({ files: p.files, dir: OUTBOX_DIR, maxBytes: config.agent.outboxBytes, log });
+      } catch (e) {
+        log.error('outbox: ' + String(e));
+      }
+      if (!outbox) {
+        log.error('outbox: file store unusable; readings are kept in RAM only (200 at most)');
+        outbox = code.createMemoryOutbox({ maxRecords: 200 });
+      }
+      p.watchdog.keepAlive();
+    }
     const made = code.createAgent({
-      p, config, queue: openOutbox(code), bootId: state.bootId,
+      p, config, queue: outbox, bootId: state.bootId,
       onDelivered: (d) => {
         everDelivered = true;
         if (led) led.pulse();
@@ -281,7 +269,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     agentStartedAt = p.clock.uptimeMs();
     mode = 'running';
     why = '';
-    show('connecting');
+    if (led) led.show('connecting');
     agent.start();
     tick = p.timers.setTimeout(supervise, K.TickMs);
   }
@@ -383,7 +371,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   } else if (state.safeMode) {
     mode = 'safe';
     why = state.reason;
-    show('safe');
+    if (led) led.show('safe');
   } else if (loaded.unchecked) {
     why = 'checking the saved configuration; the agent starts after a restart';
   } else if (!loaded.errors.length) {
@@ -416,7 +404,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   if (rt.mode() !== 'running') {
     // The agent's code is not needed before a save or resume(), and those
     // restart the board: its heap goes to the console (src/parts.ts).
-    releaseAgentPart();
+    agentPart(true);
     log.info('agent: ' + (rt.mode() === 'safe' ? 'SAFE MODE: ' : 'console only: ') + why);
     log.info(rt.mode() === 'safe' ? 'type resume() to start the agent, or fix the config first (config(), set(), save())' : "type help() for the commands, e.g. set('wifi.ssid', 'my-net')");
   }
