@@ -110,25 +110,27 @@ export function createColdLoader(o: {
 }): ColdLoader {
   let base = -1;
 
-  /** Where the section starts: the mark at the start of a line, found once. */
-  function locate(): number | string {
-    if (base >= 0) return base;
-    for (let at = 0; at < (K.SearchMax as number); at += K.Window - K.Mark.length) {
+  function find(name: string): ColdResult<number[]> {
+    // Where the section starts: the mark at the start of a line, found once.
+    let why = 'the program on flash carries no cold code';
+    search: for (let at = 0; base < 0 && at < (K.SearchMax as number); at += K.Window - K.Mark.length) {
       const w = o.program.read(at, K.Window);
-      if (!w || (at === 0 && w[0] === 0xff)) return 'no program on flash to read it from (program run from a file?)';
+      if (!w || (at === 0 && w[0] === 0xff)) {
+        why = 'no program on flash to read it from (program run from a file?)';
+        break;
+      }
       for (let i = 0; i + K.Mark.length <= w.length; i++) {
-        if (w[i] === 0) return 'the program on flash carries no cold code';
+        if (w[i] === 0) break search;
         let k = 0;
         while (k < K.Mark.length && w[i + k] === K.Mark.charCodeAt(k)) k++;
-        if (k === K.Mark.length && (at + i === 0 || w[i - 1] === 10)) return (base = at + i);
+        if (k === K.Mark.length && (at + i === 0 || w[i - 1] === 10)) {
+          base = at + i;
+          break search;
+        }
       }
     }
-    return 'the program on flash carries no cold code';
-  }
-
-  function find(name: string): ColdResult<number[]> {
-    const from = locate();
-    if (typeof from === 'string') return { ok: false, error: from + K.Reflash };
+    if (base < 0) return { ok: false, error: why + K.Reflash };
+    const from = base;
     const head = o.program.read(from, K.HeadMax);
     let end = 0;
     while (head && end < head.length && head[end] !== 10) end++;
