@@ -12,8 +12,7 @@ import { createLink } from './agent/link';
 import type { Delivery } from './agent/uplink';
 import type { WatchdogFeeder } from './agent/watchdog';
 import { getBoard } from './board';
-import { createLkgWatch } from './config/lkg';
-import type { LkgWatch } from './config/lkg';
+import { revertDue } from './config/lkg';
 import { createConfigStore } from './config/store';
 import type { CodecSource, ConfigStore } from './config/store';
 import type { AgentConfig } from './config/types';
@@ -147,7 +146,11 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   let tick: TimerId | undefined;
   let mode: Mode = 'console-only';
   let why = '';
-  let lkg: LkgWatch = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
+  // The last-known-good rule (src/config/lkg.ts), kept here as one number:
+  // the uptime of a change still waiting for its first delivery, undefined
+  // once proven or never changed. It is always the running config's change,
+  // so the config's lkgRevertMs is the one that counts.
+  let changedAt: number | undefined;
   let everDelivered = false;
   let agentStartedAt = 0;
   let restarting: TimerId | undefined;
@@ -204,12 +207,12 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     // The first association runs before the watchdog is armed: connect can
     // block 30 s, past the RP2040's 8.4 s maximum. Later ones run under it.
     if (link.up || now - agentStartedAt > 60000) armWatchdog();
-    const good = lkg.shouldRevert(now) ? store.loadLastKnownGood() : undefined;
+    const good = revertDue(changedAt, config.agent.lkgRevertMs, now) ? store.loadLastKnownGood() : undefined;
     if (good) {
       log.error('config: the changed configuration delivered nothing for ' + Math.round(config.agent.lkgRevertMs / 60000) + ' min; going back to the last known good one');
       config = good;
       pending = undefined;
-      lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
+      changedAt = undefined;
       // Restarting the agent schedules its own supervisor.
       startAgent();
       return;
@@ -253,7 +256,8 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       onDelivered: (d) => {
         everDelivered = true;
         if (led) led.pulse();
-        lkg.delivered(p.clock.uptimeMs());
+        const at = p.clock.uptimeMs();
+        if (changedAt !== undefined && at >= changedAt) changedAt = undefined;
         const e = store.saveLastKnownGood(config);
         if (e) log.error('config: ' + e);
         if (hooks.onDelivered) hooks.onDelivered(d);
@@ -295,8 +299,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       config = next;
       if (outbox && outbox.setMaxBytes) outbox.setMaxBytes(config.agent.outboxBytes);
       pending = undefined;
-      lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
-      lkg.configChanged(p.clock.uptimeMs());
+      changedAt = p.clock.uptimeMs();
       // Safe mode and a maintenance boot keep the agent (and its watchdog) off
       // until resume() or the next reboot.
       if (mode !== 'safe' && !maintenance) startAgent();
@@ -393,7 +396,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       }
       if (again.source === 'file') {
         config = again.config;
-        lkg = createLkgWatch({ revertAfterMs: config.agent.lkgRevertMs });
+        changedAt = undefined;
         startAgent();
       } else {
         why = 'saved configuration invalid (see the errors above); fix with set() and save()';

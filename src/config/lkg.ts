@@ -11,6 +11,16 @@ export interface LkgWatch {
   shouldRevert(nowMs: number): boolean;
 }
 
+/**
+ * The rule itself, for a caller that keeps `changedAt` (the uptime of the
+ * change still waiting for its first delivery, undefined once proven or never
+ * changed) on its own: the runtime does, instead of a watch object and its
+ * three closures for as long as it runs.
+ */
+export function revertDue(changedAt: number | undefined, revertAfterMs: number, nowMs: number): boolean {
+  return revertAfterMs > 0 && changedAt !== undefined && nowMs - changedAt >= revertAfterMs;
+}
+
 export function createLkgWatch(o: { revertAfterMs: number }): LkgWatch {
   // Uptime of the change still waiting for its first delivery; undefined once proven (or never changed).
   let changedAt: number | undefined;
@@ -22,7 +32,7 @@ export function createLkgWatch(o: { revertAfterMs: number }): LkgWatch {
       if (changedAt !== undefined && atMs >= changedAt) changedAt = undefined;
     },
     shouldRevert(nowMs) {
-      return o.revertAfterMs > 0 && changedAt !== undefined && nowMs - changedAt >= o.revertAfterMs;
+      return revertDue(changedAt, o.revertAfterMs, nowMs);
     },
   };
 }
