@@ -36,11 +36,11 @@ export function describeConfig(c: AgentConfig): string[] {
 
 function defaultText(f: Field): string {
   const parts: string[] = [];
-  if (f.kindDef) {
-    for (const k in f.kindDef) parts.push(formatValue(f, f.kindDef[k as keyof typeof f.kindDef]) + ' (' + k + ')');
+  if (f.D) {
+    for (const k in f.D) parts.push(formatValue(f, f.D[k as keyof typeof f.D]) + ' (' + k + ')');
   }
-  if (f.def !== undefined) parts.push(formatValue(f, f.def) + (f.kindDef ? ' (other)' : ''));
-  return parts.length > 0 ? '; default ' + parts.join(', ') : f.required ? '; required' : '';
+  if (f.d !== undefined) parts.push(formatValue(f, f.d) + (f.D ? ' (other)' : ''));
+  return parts.length > 0 ? '; default ' + parts.join(', ') : f.q ? '; required' : '';
 }
 
 /** Two lines per setting: key and purpose, then the rule and the default. */

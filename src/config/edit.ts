@@ -26,11 +26,11 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 /** Text typed at the console, turned into the type the setting holds. */
 function coerce(f: Field, v: unknown): unknown {
   if (typeof v !== 'string') return v;
-  if (f.type === 'int' || f.type === 'number') {
+  if (f.t === 'int' || f.t === 'number') {
     const n = v.trim() === '' ? NaN : Number(v);
     return isFinite(n) ? n : v;
   }
-  if (f.type === 'bool') return v === 'true' ? true : v === 'false' ? false : v;
+  if (f.t === 'bool') return v === 'true' ? true : v === 'false' ? false : v;
   return v;
 }
 

@@ -6,13 +6,13 @@ import type { FilterSpec } from './types';
 
 /** The console form of a value: 'median:5,ewma:0.3', '0:0,3.3:100', 'temp,hum'. */
 export function formatValue(f: Field, v: unknown): string {
-  if (f.secret) return mask(String(v));
+  if (f.s) return mask(String(v));
   const s = plain(f, v);
   return s === '' ? "''" : s;
 }
 
 function plain(f: Field, v: unknown): string {
-  if (f.type === 'filters') {
+  if (f.t === 'filters') {
     return (v as FilterSpec[])
       .map((s) => {
         const o = s as unknown as Record<string, unknown>;
@@ -20,8 +20,8 @@ function plain(f: Field, v: unknown): string {
       })
       .join(',');
   }
-  if (f.type === 'points') return (v as number[][]).map((p) => p.join(':')).join(',');
-  if (f.type === 'names') return (v as string[]).join(',');
+  if (f.t === 'points') return (v as number[][]).map((p) => p.join(':')).join(',');
+  if (f.t === 'names') return (v as string[]).join(',');
   return String(v);
 }
 

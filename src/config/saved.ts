@@ -20,7 +20,7 @@ export function toSaved(c: AgentConfig): Saved {
     const dot = f.key.indexOf('.');
     const sec = f.key.slice(0, dot);
     const v = dot < 0 ? top[f.key] : (top[sec] as Obj)[fieldName(f)];
-    if (same(v, f.def)) continue;
+    if (same(v, f.d)) continue;
     if (dot < 0) out[f.key] = v;
     else ((out[sec] = out[sec] || {}) as Obj)[fieldName(f)] = v;
   }
@@ -32,7 +32,7 @@ export function toSaved(c: AgentConfig): Saved {
         const v = o[propOf(f)];
         if (fieldName(f) === 'kind' || v === undefined || same(v, defaultOf(f, s.kind))) continue;
         // The console form of a filter chain is shorter and reads better in the file.
-        e[propOf(f)] = f.type === 'filters' ? formatValue(f, v) : v;
+        e[propOf(f)] = f.t === 'filters' ? formatValue(f, v) : v;
       }
       return e;
     });
@@ -43,7 +43,7 @@ export function toSaved(c: AgentConfig): Saved {
       const e: Obj = { name: d.name };
       for (const f of DEVICE_FIELDS) {
         const v = o[propOf(f)];
-        if (v !== undefined && !same(v, f.def)) e[propOf(f)] = f.type === 'names' ? (v as string[]).slice() : v;
+        if (v !== undefined && !same(v, f.d)) e[propOf(f)] = f.t === 'names' ? (v as string[]).slice() : v;
       }
       return e;
     });

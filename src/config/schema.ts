@@ -9,29 +9,39 @@ import type { SensorKind } from './types';
 
 export type FieldType = 'string' | 'int' | 'number' | 'bool' | 'enum' | 'url' | 'names' | 'points' | 'filters';
 
+// Short property names: the cold modules name them hundreds of times, and a
+// one-letter name is one the resident program holds already (its minified
+// variables), so it costs no entry in a cold module's string table and reads
+// as `f.t` instead of a table lookup (scripts/cold-strings.ts).
 export interface Field {
   key: string;
-  type: FieldType;
-  /** Default value; undefined with `required` means the entry must give it. */
-  def?: unknown;
-  /** Defaults that depend on the sensor kind (win over `def`). */
-  kindDef?: { [k in SensorKind]?: unknown };
-  /** Number range, or string length range (characters, or bytes with `bytes`). */
-  min?: number;
-  max?: number;
-  /** An int that also accepts 0 as "off" below `min`. */
-  zeroOff?: boolean;
-  bytes?: boolean;
-  values?: readonly string[];
-  pattern?: RegExp;
+  /** Type. */
+  t: FieldType;
+  /** Default value; undefined with `q` (required) means the entry must give it. */
+  d?: unknown;
+  /** Defaults that depend on the sensor kind (win over `d`). */
+  D?: { [k in SensorKind]?: unknown };
+  /** Minimum and maximum: number range, or string length range (characters, or bytes with `b`). */
+  n?: number;
+  x?: number;
+  /** An int that also accepts 0 as "off" below the minimum. */
+  z?: boolean;
+  /** A string's length counts UTF-8 bytes. */
+  b?: boolean;
+  /** The values of an enum. */
+  v?: readonly string[];
+  /** Pattern a non-empty string must match. */
+  p?: RegExp;
   /** The rule as shown in errors, when the generated wording would not say it. */
-  rule?: string;
-  secret?: boolean;
-  required?: boolean;
+  r?: string;
+  /** Secret: masked wherever it is shown. */
+  s?: boolean;
+  /** Required. */
+  q?: boolean;
   /** Sensor fields that apply only to some kinds. */
-  kinds?: readonly SensorKind[];
+  K?: readonly SensorKind[];
   /** Property name in the saved JSON when it differs from the key's last part. */
-  prop?: string;
+  P?: string;
 }
 
 export const SENSOR_KINDS: readonly SensorKind[] = ['digital', 'analog', 'temperature', 'counter'];
@@ -56,76 +66,76 @@ export const FILTER_PARAMS: Record<string, string[]> = {
 const MAX_ID = 2147483647;
 
 export const SCHEMA: readonly Field[] = [
-  { key: 'board', type: 'enum', values: BOARD_NAMES, def: DEFAULT_BOARD },
-  { key: 'wifi.ssid', type: 'string', max: 32, bytes: true, def: '' },
+  { key: 'board', t: 'enum', v: BOARD_NAMES, d: DEFAULT_BOARD },
+  { key: 'wifi.ssid', t: 'string', x: 32, b: true, d: '' },
   {
     key: 'wifi.password',
-    type: 'string',
-    min: 8,
-    max: 63,
-    def: '',
-    secret: true,
-    rule: '8-63 characters, or empty for an open network',
+    t: 'string',
+    n: 8,
+    x: 63,
+    d: '',
+    s: true,
+    r: '8-63 characters, or empty for an open network',
   },
-  { key: 'service.url', type: 'url', def: '', rule: 'http://host[:port][/path], or empty when unset' },
+  { key: 'service.url', t: 'url', d: '', r: 'http://host[:port][/path], or empty when unset' },
   {
     key: 'service.apiKey',
-    type: 'string',
-    pattern: /^[A-Za-z0-9_-]{8,128}$/,
-    def: '',
-    secret: true,
-    rule: '8-128 characters of A-Z a-z 0-9 _ -, or empty when unset',
+    t: 'string',
+    p: /^[A-Za-z0-9_-]{8,128}$/,
+    d: '',
+    s: true,
+    r: '8-128 characters of A-Z a-z 0-9 _ -, or empty when unset',
   },
-  { key: 'agent.outboxBytes', type: 'int', min: 8192, max: 1048576, def: 196608 },
-  { key: 'agent.backoffBaseMs', type: 'int', min: 100, max: 60000, def: 2000 },
-  { key: 'agent.backoffCapMs', type: 'int', min: 1000, max: 3600000, def: 300000 },
-  { key: 'agent.watchdog', type: 'bool', def: true },
-  { key: 'agent.requestTimeoutMs', type: 'int', min: 1000, max: 60000, def: 15000 },
-  { key: 'agent.maxResponseBytes', type: 'int', min: 1024, max: 32768, def: 8192 },
+  { key: 'agent.outboxBytes', t: 'int', n: 8192, x: 1048576, d: 196608 },
+  { key: 'agent.backoffBaseMs', t: 'int', n: 100, x: 60000, d: 2000 },
+  { key: 'agent.backoffCapMs', t: 'int', n: 1000, x: 3600000, d: 300000 },
+  { key: 'agent.watchdog', t: 'bool', d: true },
+  { key: 'agent.requestTimeoutMs', t: 'int', n: 1000, x: 60000, d: 15000 },
+  { key: 'agent.maxResponseBytes', t: 'int', n: 1024, x: 32768, d: 8192 },
   {
     key: 'agent.lkgRevertMs',
-    type: 'int',
-    min: 60000,
-    max: 86400000,
-    zeroOff: true,
-    def: 1800000,
+    t: 'int',
+    n: 60000,
+    x: 86400000,
+    z: true,
+    d: 1800000,
   },
-  { key: 'agent.heapFloorBytes', type: 'int', min: 4096, max: 131072, zeroOff: true, def: 16384 },
-  { key: 'agent.safeModeBoots', type: 'int', min: 2, max: 50, def: 5 },
-  { key: 'agent.radioOffBetweenUploads', type: 'bool', def: false },
+  { key: 'agent.heapFloorBytes', t: 'int', n: 4096, x: 131072, z: true, d: 16384 },
+  { key: 'agent.safeModeBoots', t: 'int', n: 2, x: 50, d: 5 },
+  { key: 'agent.radioOffBetweenUploads', t: 'bool', d: false },
 
-  { key: 'sensor.*.kind', type: 'enum', values: SENSOR_KINDS, required: true },
-  { key: 'sensor.*.pin', type: 'int', min: 0, max: 30, kindDef: { temperature: 30 }, required: true },
-  { key: 'sensor.*.intervalMs', type: 'int', min: 1000, max: 86400000, def: 60000 },
-  { key: 'sensor.*.unit', type: 'string', max: 8, def: '', kindDef: { temperature: 'C', analog: 'V' } },
+  { key: 'sensor.*.kind', t: 'enum', v: SENSOR_KINDS, q: true },
+  { key: 'sensor.*.pin', t: 'int', n: 0, x: 30, D: { temperature: 30 }, q: true },
+  { key: 'sensor.*.intervalMs', t: 'int', n: 1000, x: 86400000, d: 60000 },
+  { key: 'sensor.*.unit', t: 'string', x: 8, d: '', D: { temperature: 'C', analog: 'V' } },
   {
     key: 'sensor.*.filters',
-    type: 'filters',
-    def: [],
-    rule: 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:ms',
+    t: 'filters',
+    d: [],
+    r: 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:ms',
   },
-  { key: 'sensor.*.pull', type: 'enum', values: ['up', 'down', 'none'], kindDef: { digital: 'none', counter: 'up' }, kinds: ['digital', 'counter'] },
-  { key: 'sensor.*.invert', type: 'bool', def: false, kinds: ['digital'] },
-  { key: 'sensor.*.vrefV', type: 'number', min: 1, max: 5.5, def: 3.3, kinds: ['analog'] },
-  { key: 'sensor.*.scale', type: 'number', def: 1, kinds: ['analog'] },
-  { key: 'sensor.*.offset', type: 'number', def: 0, kinds: ['analog'] },
-  { key: 'sensor.*.points', type: 'points', rule: 'volts:value,volts:value with different volts', kinds: ['analog'] },
-  { key: 'sensor.*.oversample', type: 'int', min: 1, max: 64, kindDef: { analog: 1, temperature: 8 }, kinds: ['analog', 'temperature'] },
-  { key: 'sensor.*.offsetC', type: 'number', min: -20, max: 20, def: 0, kinds: ['temperature'] },
-  { key: 'sensor.*.pollMs', type: 'int', min: 5, max: 1000, def: 10, kinds: ['counter'] },
+  { key: 'sensor.*.pull', t: 'enum', v: ['up', 'down', 'none'], D: { digital: 'none', counter: 'up' }, K: ['digital', 'counter'] },
+  { key: 'sensor.*.invert', t: 'bool', d: false, K: ['digital'] },
+  { key: 'sensor.*.vrefV', t: 'number', n: 1, x: 5.5, d: 3.3, K: ['analog'] },
+  { key: 'sensor.*.scale', t: 'number', d: 1, K: ['analog'] },
+  { key: 'sensor.*.offset', t: 'number', d: 0, K: ['analog'] },
+  { key: 'sensor.*.points', t: 'points', r: 'volts:value,volts:value with different volts', K: ['analog'] },
+  { key: 'sensor.*.oversample', t: 'int', n: 1, x: 64, D: { analog: 1, temperature: 8 }, K: ['analog', 'temperature'] },
+  { key: 'sensor.*.offsetC', t: 'number', n: -20, x: 20, d: 0, K: ['temperature'] },
+  { key: 'sensor.*.pollMs', t: 'int', n: 5, x: 1000, d: 10, K: ['counter'] },
 
-  { key: 'device.*.id', prop: 'deviceId', type: 'int', min: 1, max: MAX_ID, required: true },
-  { key: 'device.*.pin', prop: 'devicePin', type: 'int', min: 0, max: MAX_ID, required: true },
-  { key: 'device.*.format', type: 'enum', values: ['Value', 'JSON', 'XML'], required: true },
-  { key: 'device.*.sensors', type: 'names', rule: 'comma-separated sensor names', required: true },
-  { key: 'device.*.decimals', type: 'int', min: 0, max: 6, def: 2 },
-  { key: 'device.*.batch', type: 'int', min: 1, max: 20, def: 1 },
+  { key: 'device.*.id', P: 'deviceId', t: 'int', n: 1, x: MAX_ID, q: true },
+  { key: 'device.*.pin', P: 'devicePin', t: 'int', n: 0, x: MAX_ID, q: true },
+  { key: 'device.*.format', t: 'enum', v: ['Value', 'JSON', 'XML'], q: true },
+  { key: 'device.*.sensors', t: 'names', r: 'comma-separated sensor names', q: true },
+  { key: 'device.*.decimals', t: 'int', n: 0, x: 6, d: 2 },
+  { key: 'device.*.batch', t: 'int', n: 1, x: 20, d: 1 },
 ];
 
 /** The part after the last dot: the field name inside its section or entry. */
 export const fieldName = (f: Field): string => f.key.slice(f.key.lastIndexOf('.') + 1);
 /** The property in saved JSON and in the validated config. */
-export const propOf = (f: Field): string => f.prop || fieldName(f);
+export const propOf = (f: Field): string => f.P || fieldName(f);
 
 export const SCALAR_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.key.indexOf('*') < 0);
 export const SENSOR_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.key.indexOf('sensor.*.') === 0);
@@ -138,25 +148,25 @@ export function findField(list: readonly Field[], name: string): Field | undefin
 
 /** The default of a field for a sensor of `kind` (undefined when there is none). */
 export function defaultOf(f: Field, kind?: SensorKind): unknown {
-  if (f.kindDef && kind !== undefined && f.kindDef[kind] !== undefined) return f.kindDef[kind];
-  return f.def;
+  if (f.D && kind !== undefined && f.D[kind] !== undefined) return f.D[kind];
+  return f.d;
 }
 
 /** The rule a value broke, worded for an error line after the key. */
 export function ruleOf(f: Field): string {
-  if (f.rule) return f.rule;
-  const range = f.max === undefined ? ' >= ' + f.min : ' from ' + f.min + ' to ' + f.max;
-  switch (f.type) {
+  if (f.r) return f.r;
+  const range = f.x === undefined ? ' >= ' + f.n : ' from ' + f.n + ' to ' + f.x;
+  switch (f.t) {
     case 'int':
-      return (f.zeroOff ? '0 (off) or a whole number' : 'must be a whole number') + range;
+      return (f.z ? '0 (off) or a whole number' : 'must be a whole number') + range;
     case 'number':
-      return f.min === undefined ? 'must be a finite number' : 'must be a number' + range;
+      return f.n === undefined ? 'must be a finite number' : 'must be a number' + range;
     case 'bool':
       return 'must be true or false';
     case 'enum':
-      return 'must be one of ' + (f.values || []).join(', ');
+      return 'must be one of ' + (f.v || []).join(', ');
     case 'string':
-      return (f.min ? f.min + '-' : 'at most ') + f.max + (f.bytes ? ' bytes (UTF-8)' : ' characters');
+      return (f.n ? f.n + '-' : 'at most ') + f.x + (f.b ? ' bytes (UTF-8)' : ' characters');
     default:
       return 'invalid';
   }

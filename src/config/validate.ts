@@ -119,23 +119,23 @@ export function checkValue(f: Field, key: string, v: unknown): Checked {
 
 function checkRow(f: Field, v: unknown): Checked {
   const bad: Checked = { e: ruleOf(f) };
-  switch (f.type) {
+  switch (f.t) {
     case 'int':
     case 'number':
-      if (!isNum(v) || (f.type === 'int' && Math.floor(v) !== v)) return bad;
-      if (f.zeroOff && v === 0) return { v };
-      return (f.min !== undefined && v < f.min) || (f.max !== undefined && v > f.max) ? bad : { v };
+      if (!isNum(v) || (f.t === 'int' && Math.floor(v) !== v)) return bad;
+      if (f.z && v === 0) return { v };
+      return (f.n !== undefined && v < f.n) || (f.x !== undefined && v > f.x) ? bad : { v };
     case 'bool':
       return typeof v === 'boolean' ? { v } : bad;
     case 'enum':
-      return typeof v === 'string' && (f.values || []).indexOf(v) >= 0 ? { v } : bad;
+      return typeof v === 'string' && (f.v || []).indexOf(v) >= 0 ? { v } : bad;
     case 'string': {
       if (typeof v !== 'string') return bad;
       // Every string setting defaults to '' (unset), so '' is always allowed.
       if (v === '') return { v };
-      const n = f.bytes ? utf8Length(v) : v.length;
-      if ((f.min !== undefined && n < f.min) || (f.max !== undefined && n > f.max)) return bad;
-      return f.pattern && !f.pattern.test(v) ? bad : { v };
+      const n = f.b ? utf8Length(v) : v.length;
+      if ((f.n !== undefined && n < f.n) || (f.x !== undefined && n > f.x)) return bad;
+      return f.p && !f.p.test(v) ? bad : { v };
     }
     case 'url': {
       if (typeof v !== 'string') return { e: 'must be a URL like http://192.168.1.10:8080' };
@@ -174,7 +174,7 @@ export function nameRule(what: 'sensor' | 'device', name: unknown): string | und
 /** The value, its default when absent, or the default after recording the error. */
 function take(f: Field, key: string, v: unknown, def: unknown, errors: string[]): unknown {
   if (v === undefined) {
-    if (def === undefined && f.required) errors.push(key + ': required');
+    if (def === undefined && f.q) errors.push(key + ': required');
     return def;
   }
   const c = checkValue(f, key, v);
@@ -226,7 +226,7 @@ export function validateConfig(raw: unknown): Validated {
     const dot = f.key.indexOf('.');
     const src = dot < 0 ? raw : raw[f.key.slice(0, dot)];
     const dst = (dot < 0 ? cfg : cfg[f.key.slice(0, dot)]) as Obj;
-    dst[fieldName(f)] = take(f, f.key, isObj(src) ? src[fieldName(f)] : undefined, f.def, errors);
+    dst[fieldName(f)] = take(f, f.key, isObj(src) ? src[fieldName(f)] : undefined, f.d, errors);
   }
   const agent = cfg.agent as AgentConfig['agent'];
   const board = getBoard(cfg.board as string);
@@ -246,12 +246,12 @@ export function validateConfig(raw: unknown): Validated {
       const f = findField(SENSOR_FIELDS, k);
       if (k === 'name') continue;
       if (!f) errors.push(key + '.' + k + ': unknown field');
-      else if (kind && f.kinds && f.kinds.indexOf(kind) < 0) errors.push(key + '.' + k + ': only for kind ' + f.kinds.join(', '));
+      else if (kind && f.K && f.K.indexOf(kind) < 0) errors.push(key + '.' + k + ': only for kind ' + f.K.join(', '));
     }
     if (!kind) continue;
     const s: Obj = { name };
     for (const f of SENSOR_FIELDS) {
-      if (f.kinds && f.kinds.indexOf(kind) < 0) continue;
+      if (f.K && f.K.indexOf(kind) < 0) continue;
       const v = take(f, key + '.' + fieldName(f), o[fieldName(f)], defaultOf(f, kind), errors);
       if (v !== undefined) s[fieldName(f)] = v;
     }
@@ -273,7 +273,7 @@ export function validateConfig(raw: unknown): Validated {
       if (k !== 'name' && !DEVICE_FIELDS.some((f) => propOf(f) === k)) errors.push(key + '.' + k + ': unknown field');
     }
     const d: Obj = { name };
-    for (const f of DEVICE_FIELDS) d[propOf(f)] = take(f, key + '.' + fieldName(f), o[propOf(f)], f.def, errors);
+    for (const f of DEVICE_FIELDS) d[propOf(f)] = take(f, key + '.' + fieldName(f), o[propOf(f)], f.d, errors);
     const carried = d.sensors as string[] | undefined;
     if (carried) {
       for (const n of carried) {
