@@ -3,7 +3,7 @@
 // 80 columns so a serial terminal never wraps them.
 
 import type { Field } from './schema';
-import { DEVICE_FIELDS, SCALAR_FIELDS, SCHEMA, SENSOR_FIELDS, fieldName, propOf, ruleOf } from './schema';
+import { DEVICE_FIELDS, SCALAR_FIELDS, SCHEMA, SENSOR_FIELDS, fieldName, holderOf, propOf, ruleOf } from './schema';
 import { FIELD_HELP } from './field-help';
 import { formatValue } from './format';
 import type { AgentConfig } from './types';
@@ -19,10 +19,7 @@ export function describeConfig(c: AgentConfig): string[] {
     if (v !== undefined) lines.push(fit(key + ' = ' + formatValue(f, v)));
   };
   const top = c as unknown as Record<string, Record<string, unknown>>;
-  for (const f of SCALAR_FIELDS) {
-    const dot = f.key.indexOf('.');
-    add(f.key, f, dot < 0 ? top[f.key] : (top[f.key.slice(0, dot)] as Record<string, unknown>)[fieldName(f)]);
-  }
+  for (const f of SCALAR_FIELDS) add(f.k, f, (holderOf(top, f) as Record<string, unknown>)[fieldName(f)]);
   for (const s of c.sensors) {
     const o = s as unknown as Record<string, unknown>;
     for (const f of SENSOR_FIELDS) add('sensor.' + s.name + '.' + fieldName(f), f, o[propOf(f)]);
@@ -47,8 +44,8 @@ function defaultText(f: Field): string {
 export function helpLines(): string[] {
   const lines: string[] = [];
   for (const f of SCHEMA) {
-    const key = f.key.replace('*', '<name>');
-    const help = FIELD_HELP[f.key] || '';
+    const key = f.k.replace('*', '<name>');
+    const help = FIELD_HELP[f.k] || '';
     const head = key + ' '.repeat(Math.max(1, 24 - key.length)) + help;
     if (head.length <= WIDTH) lines.push(head);
     else lines.push(key, '    ' + help);

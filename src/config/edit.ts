@@ -6,7 +6,7 @@ import { checkPin, DEFAULT_BOARD, getBoard } from '../board';
 import type { Saved } from './saved';
 import { toSaved } from './saved';
 import type { Field } from './schema';
-import { DEVICE_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, fieldName, findField, propOf } from './schema';
+import { DEVICE_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, T, fieldName, findField, propOf } from './schema';
 import type { AgentConfig, SensorKind } from './types';
 import { nameRule, validateConfig } from './validate';
 
@@ -26,11 +26,11 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 /** Text typed at the console, turned into the type the setting holds. */
 function coerce(f: Field, v: unknown): unknown {
   if (typeof v !== 'string') return v;
-  if (f.t === 'int' || f.t === 'number') {
+  if (f.t === T.Int || f.t === T.Number) {
     const n = v.trim() === '' ? NaN : Number(v);
     return isFinite(n) ? n : v;
   }
-  if (f.t === 'bool') return v === 'true' ? true : v === 'false' ? false : v;
+  if (f.t === T.Bool) return v === 'true' ? true : v === 'false' ? false : v;
   return v;
 }
 
@@ -70,7 +70,7 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
       const parts = key.split('.');
       const what = parts[0] as string;
       if (what !== 'sensor' && what !== 'device') {
-        const f = SCALAR_FIELDS.filter((x) => x.key === key)[0];
+        const f = SCALAR_FIELDS.filter((x) => x.k === key)[0];
         if (!f) return unknownKey(key);
         const sec = parts.length > 1 ? ((raw[what] = raw[what] || {}) as Obj) : raw;
         if (removing) delete sec[fieldName(f)];

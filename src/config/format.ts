@@ -1,7 +1,7 @@
 // The console form of a setting's value, also how filters and calibration
 // points are saved: 'median:5,ewma:0.3', '0:0,3.3:100', 'temp,hum'.
 import type { Field } from './schema';
-import { FILTER_PARAMS, mask } from './schema';
+import { FILTER_PARAMS, T, mask } from './schema';
 import type { FilterSpec } from './types';
 
 /** The console form of a value: 'median:5,ewma:0.3', '0:0,3.3:100', 'temp,hum'. */
@@ -12,7 +12,7 @@ export function formatValue(f: Field, v: unknown): string {
 }
 
 function plain(f: Field, v: unknown): string {
-  if (f.t === 'filters') {
+  if (f.t === T.Filters) {
     return (v as FilterSpec[])
       .map((s) => {
         const o = s as unknown as Record<string, unknown>;
@@ -20,8 +20,8 @@ function plain(f: Field, v: unknown): string {
       })
       .join(',');
   }
-  if (f.t === 'points') return (v as number[][]).map((p) => p.join(':')).join(',');
-  if (f.t === 'names') return (v as string[]).join(',');
+  if (f.t === T.Points) return (v as number[][]).map((p) => p.join(':')).join(',');
+  if (f.t === T.Names) return (v as string[]).join(',');
   return String(v);
 }
 

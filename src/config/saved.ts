@@ -4,7 +4,7 @@
 // board that never changed that setting.
 
 import { formatValue } from './format';
-import { DEVICE_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, defaultOf, fieldName, propOf } from './schema';
+import { DEVICE_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, T, defaultOf, fieldName, holderOf, propOf } from './schema';
 import type { AgentConfig } from './types';
 
 export type Saved = Record<string, unknown>;
@@ -17,12 +17,12 @@ export function toSaved(c: AgentConfig): Saved {
   const out: Saved = {};
   const top = c as unknown as Record<string, Obj>;
   for (const f of SCALAR_FIELDS) {
-    const dot = f.key.indexOf('.');
-    const sec = f.key.slice(0, dot);
-    const v = dot < 0 ? top[f.key] : (top[sec] as Obj)[fieldName(f)];
+    const name = fieldName(f);
+    const v = (holderOf(top, f) as Obj)[name];
     if (same(v, f.d)) continue;
-    if (dot < 0) out[f.key] = v;
-    else ((out[sec] = out[sec] || {}) as Obj)[fieldName(f)] = v;
+    const sec = f.k.slice(0, f.k.indexOf('.'));
+    if (name === f.k) out[name] = v;
+    else ((out[sec] = out[sec] || {}) as Obj)[name] = v;
   }
   if (c.sensors.length > 0) {
     out.sensors = c.sensors.map((s) => {
@@ -32,7 +32,7 @@ export function toSaved(c: AgentConfig): Saved {
         const v = o[propOf(f)];
         if (fieldName(f) === 'kind' || v === undefined || same(v, defaultOf(f, s.kind))) continue;
         // The console form of a filter chain is shorter and reads better in the file.
-        e[propOf(f)] = f.t === 'filters' ? formatValue(f, v) : v;
+        e[propOf(f)] = f.t === T.Filters ? formatValue(f, v) : v;
       }
       return e;
     });
@@ -43,7 +43,7 @@ export function toSaved(c: AgentConfig): Saved {
       const e: Obj = { name: d.name };
       for (const f of DEVICE_FIELDS) {
         const v = o[propOf(f)];
-        if (v !== undefined && !same(v, f.d)) e[propOf(f)] = f.t === 'names' ? (v as string[]).slice() : v;
+        if (v !== undefined && !same(v, f.d)) e[propOf(f)] = f.t === T.Names ? (v as string[]).slice() : v;
       }
       return e;
     });

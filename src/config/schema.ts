@@ -7,16 +7,28 @@
 import { DEFAULT_BOARD } from '../board';
 import type { SensorKind } from './types';
 
-export type FieldType = 'string' | 'int' | 'number' | 'bool' | 'enum' | 'url' | 'names' | 'points' | 'filters';
+/** A setting's type: numbers, not names, so the table and every test of a type are short in the cold modules. */
+export const enum T {
+  Int,
+  Number,
+  Bool,
+  Enum,
+  String,
+  Url,
+  Names,
+  Points,
+  Filters,
+}
 
 // Short property names: the cold modules name them hundreds of times, and a
 // one-letter name is one the resident program holds already (its minified
 // variables), so it costs no entry in a cold module's string table and reads
 // as `f.t` instead of a table lookup (scripts/cold-strings.ts).
 export interface Field {
-  key: string;
+  /** The key as typed at the console ('*' for an entry's name). */
+  k: string;
   /** Type. */
-  t: FieldType;
+  t: T;
   /** Default value; undefined with `q` (required) means the entry must give it. */
   d?: unknown;
   /** Defaults that depend on the sensor kind (win over `d`). */
@@ -66,80 +78,85 @@ export const FILTER_PARAMS: Record<string, string[]> = {
 const MAX_ID = 2147483647;
 
 export const SCHEMA: readonly Field[] = [
-  { key: 'board', t: 'enum', v: BOARD_NAMES, d: DEFAULT_BOARD },
-  { key: 'wifi.ssid', t: 'string', x: 32, b: true, d: '' },
+  { k: 'board', t: T.Enum, v: BOARD_NAMES, d: DEFAULT_BOARD },
+  { k: 'wifi.ssid', t: T.String, x: 32, b: true, d: '' },
   {
-    key: 'wifi.password',
-    t: 'string',
+    k: 'wifi.password',
+    t: T.String,
     n: 8,
     x: 63,
     d: '',
     s: true,
     r: '8-63 characters, or empty for an open network',
   },
-  { key: 'service.url', t: 'url', d: '', r: 'http://host[:port][/path], or empty when unset' },
+  { k: 'service.url', t: T.Url, d: '', r: 'http://host[:port][/path], or empty when unset' },
   {
-    key: 'service.apiKey',
-    t: 'string',
+    k: 'service.apiKey',
+    t: T.String,
     p: /^[A-Za-z0-9_-]{8,128}$/,
     d: '',
     s: true,
     r: '8-128 characters of A-Z a-z 0-9 _ -, or empty when unset',
   },
-  { key: 'agent.outboxBytes', t: 'int', n: 8192, x: 1048576, d: 196608 },
-  { key: 'agent.backoffBaseMs', t: 'int', n: 100, x: 60000, d: 2000 },
-  { key: 'agent.backoffCapMs', t: 'int', n: 1000, x: 3600000, d: 300000 },
-  { key: 'agent.watchdog', t: 'bool', d: true },
-  { key: 'agent.requestTimeoutMs', t: 'int', n: 1000, x: 60000, d: 15000 },
-  { key: 'agent.maxResponseBytes', t: 'int', n: 1024, x: 32768, d: 8192 },
+  { k: 'agent.outboxBytes', t: T.Int, n: 8192, x: 1048576, d: 196608 },
+  { k: 'agent.backoffBaseMs', t: T.Int, n: 100, x: 60000, d: 2000 },
+  { k: 'agent.backoffCapMs', t: T.Int, n: 1000, x: 3600000, d: 300000 },
+  { k: 'agent.watchdog', t: T.Bool, d: true },
+  { k: 'agent.requestTimeoutMs', t: T.Int, n: 1000, x: 60000, d: 15000 },
+  { k: 'agent.maxResponseBytes', t: T.Int, n: 1024, x: 32768, d: 8192 },
   {
-    key: 'agent.lkgRevertMs',
-    t: 'int',
+    k: 'agent.lkgRevertMs',
+    t: T.Int,
     n: 60000,
     x: 86400000,
     z: true,
     d: 1800000,
   },
-  { key: 'agent.heapFloorBytes', t: 'int', n: 4096, x: 131072, z: true, d: 16384 },
-  { key: 'agent.safeModeBoots', t: 'int', n: 2, x: 50, d: 5 },
-  { key: 'agent.radioOffBetweenUploads', t: 'bool', d: false },
+  { k: 'agent.heapFloorBytes', t: T.Int, n: 4096, x: 131072, z: true, d: 16384 },
+  { k: 'agent.safeModeBoots', t: T.Int, n: 2, x: 50, d: 5 },
+  { k: 'agent.radioOffBetweenUploads', t: T.Bool, d: false },
 
-  { key: 'sensor.*.kind', t: 'enum', v: SENSOR_KINDS, q: true },
-  { key: 'sensor.*.pin', t: 'int', n: 0, x: 30, D: { temperature: 30 }, q: true },
-  { key: 'sensor.*.intervalMs', t: 'int', n: 1000, x: 86400000, d: 60000 },
-  { key: 'sensor.*.unit', t: 'string', x: 8, d: '', D: { temperature: 'C', analog: 'V' } },
+  { k: 'sensor.*.kind', t: T.Enum, v: SENSOR_KINDS, q: true },
+  { k: 'sensor.*.pin', t: T.Int, n: 0, x: 30, D: { temperature: 30 }, q: true },
+  { k: 'sensor.*.intervalMs', t: T.Int, n: 1000, x: 86400000, d: 60000 },
+  { k: 'sensor.*.unit', t: T.String, x: 8, d: '', D: { temperature: 'C', analog: 'V' } },
   {
-    key: 'sensor.*.filters',
-    t: 'filters',
+    k: 'sensor.*.filters',
+    t: T.Filters,
     d: [],
     r: 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:ms',
   },
-  { key: 'sensor.*.pull', t: 'enum', v: ['up', 'down', 'none'], D: { digital: 'none', counter: 'up' }, K: ['digital', 'counter'] },
-  { key: 'sensor.*.invert', t: 'bool', d: false, K: ['digital'] },
-  { key: 'sensor.*.vrefV', t: 'number', n: 1, x: 5.5, d: 3.3, K: ['analog'] },
-  { key: 'sensor.*.scale', t: 'number', d: 1, K: ['analog'] },
-  { key: 'sensor.*.offset', t: 'number', d: 0, K: ['analog'] },
-  { key: 'sensor.*.points', t: 'points', r: 'volts:value,volts:value with different volts', K: ['analog'] },
-  { key: 'sensor.*.oversample', t: 'int', n: 1, x: 64, D: { analog: 1, temperature: 8 }, K: ['analog', 'temperature'] },
-  { key: 'sensor.*.offsetC', t: 'number', n: -20, x: 20, d: 0, K: ['temperature'] },
-  { key: 'sensor.*.pollMs', t: 'int', n: 5, x: 1000, d: 10, K: ['counter'] },
+  { k: 'sensor.*.pull', t: T.Enum, v: ['up', 'down', 'none'], D: { digital: 'none', counter: 'up' }, K: ['digital', 'counter'] },
+  { k: 'sensor.*.invert', t: T.Bool, d: false, K: ['digital'] },
+  { k: 'sensor.*.vrefV', t: T.Number, n: 1, x: 5.5, d: 3.3, K: ['analog'] },
+  { k: 'sensor.*.scale', t: T.Number, d: 1, K: ['analog'] },
+  { k: 'sensor.*.offset', t: T.Number, d: 0, K: ['analog'] },
+  { k: 'sensor.*.points', t: T.Points, r: 'volts:value,volts:value with different volts', K: ['analog'] },
+  { k: 'sensor.*.oversample', t: T.Int, n: 1, x: 64, D: { analog: 1, temperature: 8 }, K: ['analog', 'temperature'] },
+  { k: 'sensor.*.offsetC', t: T.Number, n: -20, x: 20, d: 0, K: ['temperature'] },
+  { k: 'sensor.*.pollMs', t: T.Int, n: 5, x: 1000, d: 10, K: ['counter'] },
 
-  { key: 'device.*.id', P: 'deviceId', t: 'int', n: 1, x: MAX_ID, q: true },
-  { key: 'device.*.pin', P: 'devicePin', t: 'int', n: 0, x: MAX_ID, q: true },
-  { key: 'device.*.format', t: 'enum', v: ['Value', 'JSON', 'XML'], q: true },
-  { key: 'device.*.sensors', t: 'names', r: 'comma-separated sensor names', q: true },
-  { key: 'device.*.decimals', t: 'int', n: 0, x: 6, d: 2 },
-  { key: 'device.*.batch', t: 'int', n: 1, x: 20, d: 1 },
+  { k: 'device.*.id', P: 'deviceId', t: T.Int, n: 1, x: MAX_ID, q: true },
+  { k: 'device.*.pin', P: 'devicePin', t: T.Int, n: 0, x: MAX_ID, q: true },
+  { k: 'device.*.format', t: T.Enum, v: ['Value', 'JSON', 'XML'], q: true },
+  { k: 'device.*.sensors', t: T.Names, r: 'comma-separated sensor names', q: true },
+  { k: 'device.*.decimals', t: T.Int, n: 0, x: 6, d: 2 },
+  { k: 'device.*.batch', t: T.Int, n: 1, x: 20, d: 1 },
 ];
 
 /** The part after the last dot: the field name inside its section or entry. */
-export const fieldName = (f: Field): string => f.key.slice(f.key.lastIndexOf('.') + 1);
+export const fieldName = (f: Field): string => f.k.slice(f.k.lastIndexOf('.') + 1);
 /** The property in saved JSON and in the validated config. */
 export const propOf = (f: Field): string => f.P || fieldName(f);
+/** Where a scalar setting lives in `top` (a config or its saved form): `top` itself, or its section. */
+export const holderOf = (top: Record<string, unknown>, f: Field): unknown => {
+  const dot = f.k.indexOf('.');
+  return dot < 0 ? top : top[f.k.slice(0, dot)];
+};
 
-export const SCALAR_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.key.indexOf('*') < 0);
-export const SENSOR_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.key.indexOf('sensor.*.') === 0);
-export const DEVICE_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.key.indexOf('device.*.') === 0);
+export const SCALAR_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.k.indexOf('*') < 0);
+export const SENSOR_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.k.indexOf('sensor.*.') === 0);
+export const DEVICE_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.k.indexOf('device.*.') === 0);
 
 export function findField(list: readonly Field[], name: string): Field | undefined {
   for (const f of list) if (fieldName(f) === name) return f;
@@ -157,15 +174,15 @@ export function ruleOf(f: Field): string {
   if (f.r) return f.r;
   const range = f.x === undefined ? ' >= ' + f.n : ' from ' + f.n + ' to ' + f.x;
   switch (f.t) {
-    case 'int':
+    case T.Int:
       return (f.z ? '0 (off) or a whole number' : 'must be a whole number') + range;
-    case 'number':
+    case T.Number:
       return f.n === undefined ? 'must be a finite number' : 'must be a number' + range;
-    case 'bool':
+    case T.Bool:
       return 'must be true or false';
-    case 'enum':
+    case T.Enum:
       return 'must be one of ' + (f.v || []).join(', ');
-    case 'string':
+    case T.String:
       return (f.n ? f.n + '-' : 'at most ') + f.x + (f.b ? ' bytes (UTF-8)' : ' characters');
     default:
       return 'invalid';

@@ -16,9 +16,11 @@ import {
   NAME_PATTERN,
   SCALAR_FIELDS,
   SENSOR_FIELDS,
+  T,
   defaultOf,
   fieldName,
   findField,
+  holderOf,
   propOf,
   ruleOf,
 } from './schema';
@@ -27,7 +29,8 @@ import type { AgentConfig, FilterSpec, SensorKind } from './types';
 export type Validated = { ok: true; config: AgentConfig } | { ok: false; errors: string[] };
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isList = Array.isArray;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !isList(v);
 
 /** A checked value in its normal form, or the error line. */
 export type Checked = { v: unknown } | { e: string };
@@ -40,23 +43,24 @@ const isWhole = (n: unknown, min: number, max: number): boolean =>
   typeof n === 'number' && Math.floor(n) === n && n >= min && n <= max;
 const isNum = (n: unknown): n is number => typeof n === 'number' && isFinite(n);
 
+const wholeFrom0 = (n: unknown): boolean => isWhole(n, 0, Infinity);
+/** What each filter parameter must be: the test, and its wording after "<type> <param> must be". */
+const PARAM_RULES: Record<string, [(n: unknown, f: Obj) => boolean, string]> = {
+  window: [(n) => isWhole(n, 1, 32), 'a whole number from 1 to 32'],
+  alpha: [(n) => isNum(n) && n > 0 && n <= 1, 'in (0, 1]'],
+  min: [(n, f) => isNum(n) && isNum(f.max) && n < f.max, 'a number less than max'],
+  threshold: [(n) => isNum(n) && n >= 0, 'a number >= 0'],
+  heartbeatMs: [wholeFrom0, 'a whole number >= 0'],
+  minIntervalMs: [wholeFrom0, 'a whole number >= 0'],
+};
+
 /** The rule one filter breaks, or undefined. */
-function filterRule(f: Obj): string | undefined {
-  const t = f.type as string;
-  switch (t) {
-    case 'average':
-    case 'median':
-      return isWhole(f.window, 1, 32) ? undefined : t + ' window must be a whole number from 1 to 32';
-    case 'ewma':
-      return isNum(f.alpha) && f.alpha > 0 && f.alpha <= 1 ? undefined : 'ewma alpha must be in (0, 1]';
-    case 'clamp':
-      return isNum(f.min) && isNum(f.max) && f.min < f.max ? undefined : 'clamp min must be a number less than max';
-    case 'delta':
-      if (!(isNum(f.threshold) && f.threshold >= 0)) return 'delta threshold must be a number >= 0';
-      return isWhole(f.heartbeatMs, 0, Infinity) ? undefined : 'delta heartbeatMs must be a whole number >= 0';
-    default:
-      return isWhole(f.minIntervalMs, 0, Infinity) ? undefined : 'throttle minIntervalMs must be a whole number >= 0';
+function filterRule(f: Obj, params: string[]): string | undefined {
+  for (const p of params) {
+    const r = PARAM_RULES[p];
+    if (r && !r[0](f[p], f)) return (f.type as string) + ' ' + p + ' must be ' + r[1];
   }
+  return undefined;
 }
 
 /** FilterSpec objects, or the console form 'median:5,ewma:0.3,clamp:-40:85'. */
@@ -74,7 +78,7 @@ function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
       params.forEach((p, i) => (o[p] = num(bits[i + 1] as string)));
       items.push(o);
     }
-  } else if (Array.isArray(v)) {
+  } else if (isList(v)) {
     items = v;
   } else {
     return { e: "must be a filter list like 'median:5,ewma:0.3'" };
@@ -89,7 +93,7 @@ function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
     for (const k in item) {
       if (k !== 'type' && params.indexOf(k) < 0) return { e: item.type + ' has no parameter ' + k };
     }
-    const rule = filterRule(item);
+    const rule = filterRule(item, params);
     if (rule) return { e: rule };
     const copy: Obj = { type: item.type };
     for (const p of params) copy[p] = item[p];
@@ -102,8 +106,8 @@ function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
 function checkPoints(v: unknown): Checked {
   let pairs: unknown[] = [];
   if (typeof v === 'string') pairs = v.split(',').map((p) => p.split(':').map(num));
-  else if (Array.isArray(v)) pairs = v;
-  const ok = pairs.length === 2 && pairs.every((p) => Array.isArray(p) && p.length === 2 && isNum(p[0]) && isNum(p[1]));
+  else if (isList(v)) pairs = v;
+  const ok = pairs.length === 2 && pairs.every((p) => isList(p) && p.length === 2 && isNum(p[0]) && isNum(p[1]));
   const p = pairs as number[][];
   if (!ok || (p[0] as number[])[0] === (p[1] as number[])[0]) {
     return { e: 'must be two points volts:value,volts:value with different volts' };
@@ -120,16 +124,16 @@ export function checkValue(f: Field, key: string, v: unknown): Checked {
 function checkRow(f: Field, v: unknown): Checked {
   const bad: Checked = { e: ruleOf(f) };
   switch (f.t) {
-    case 'int':
-    case 'number':
-      if (!isNum(v) || (f.t === 'int' && Math.floor(v) !== v)) return bad;
+    case T.Int:
+    case T.Number:
+      if (!isNum(v) || (f.t === T.Int && Math.floor(v) !== v)) return bad;
       if (f.z && v === 0) return { v };
       return (f.n !== undefined && v < f.n) || (f.x !== undefined && v > f.x) ? bad : { v };
-    case 'bool':
+    case T.Bool:
       return typeof v === 'boolean' ? { v } : bad;
-    case 'enum':
+    case T.Enum:
       return typeof v === 'string' && (f.v || []).indexOf(v) >= 0 ? { v } : bad;
-    case 'string': {
+    case T.String: {
       if (typeof v !== 'string') return bad;
       // Every string setting defaults to '' (unset), so '' is always allowed.
       if (v === '') return { v };
@@ -137,15 +141,15 @@ function checkRow(f: Field, v: unknown): Checked {
       if ((f.n !== undefined && n < f.n) || (f.x !== undefined && n > f.x)) return bad;
       return f.p && !f.p.test(v) ? bad : { v };
     }
-    case 'url': {
+    case T.Url: {
       if (typeof v !== 'string') return { e: 'must be a URL like http://192.168.1.10:8080' };
       if (v.trim() === '') return { v: '' };
       const u = parseBaseUrl(v);
       return u.ok ? { v: v.trim() } : { e: u.error.replace(/^service\.url: /, '') };
     }
-    case 'names': {
+    case T.Names: {
       const list = typeof v === 'string' ? (v.trim() === '' ? [] : v.split(',').map((s) => s.trim())) : v;
-      if (!Array.isArray(list)) return { e: "must be sensor names like 'temp,hum'" };
+      if (!isList(list)) return { e: "must be sensor names like 'temp,hum'" };
       const out: string[] = [];
       for (const n of list) {
         if (typeof n !== 'string' || !NAME_PATTERN.test(n)) return { e: "'" + String(n) + "' is not a sensor name" };
@@ -154,7 +158,7 @@ function checkRow(f: Field, v: unknown): Checked {
       }
       return { v: out };
     }
-    case 'points':
+    case T.Points:
       return checkPoints(v);
     default:
       return checkFilters(v);
@@ -171,39 +175,44 @@ export function nameRule(what: 'sensor' | 'device', name: unknown): string | und
   return undefined;
 }
 
+/** Records one error line. */
+type Err = (line: string) => void;
+/** An entry of `sensors` or `devices`: its error prefix (`sensor.<name>`), its name, the object. */
+type Entry = { k: string; n: string; o: Obj };
+
 /** The value, its default when absent, or the default after recording the error. */
-function take(f: Field, key: string, v: unknown, def: unknown, errors: string[]): unknown {
+function take(f: Field, key: string, v: unknown, def: unknown, err: Err): unknown {
   if (v === undefined) {
-    if (def === undefined && f.q) errors.push(key + ': required');
+    if (def === undefined && f.q) err(key + ': required');
     return def;
   }
   const c = checkValue(f, key, v);
   if ('e' in c) {
-    errors.push(c.e);
+    err(c.e);
     return def;
   }
   return c.v;
 }
 
 /** The entries of `sensors` or `devices`, each with its checked name and error prefix. */
-function entries(raw: Obj, what: 'sensor' | 'device', max: number, errors: string[]): Array<{ key: string; name: string; o: Obj }> {
+function entries(raw: Obj, what: 'sensor' | 'device', max: number, err: Err): Entry[] {
   const list = raw[what + 's'];
-  const out: Array<{ key: string; name: string; o: Obj }> = [];
+  const out: Entry[] = [];
   if (list === undefined) return out;
-  if (!Array.isArray(list)) {
-    errors.push(what + 's: must be a list');
+  if (!isList(list)) {
+    err(what + 's: must be a list');
     return out;
   }
-  if (list.length > max) errors.push(what + 's: at most ' + max + ' ' + what + 's (got ' + list.length + ')');
+  if (list.length > max) err(what + 's: at most ' + max + ' ' + what + 's (got ' + list.length + ')');
   list.forEach((o: unknown, i) => {
     const at = what + 's[' + i + ']';
-    if (!isObj(o)) return void errors.push(at + ': must be an object');
+    if (!isObj(o)) return void err(at + ': must be an object');
     const rule = nameRule(what, o.name);
-    if (rule) return void errors.push(at + '.name: ' + rule);
+    if (rule) return void err(at + '.name: ' + rule);
     const name = o.name as string;
     const key = what + '.' + name;
-    for (const e of out) if (e.name === name) return void errors.push(key + ': defined twice');
-    out.push({ key, name, o });
+    for (const e of out) if (e.n === name) return void err(key + ': defined twice');
+    out.push({ k: key, n: name, o });
   });
   return out;
 }
@@ -214,53 +223,52 @@ const TOP = ['board', 'wifi', 'service', 'agent', 'sensors', 'devices'];
 export function validateConfig(raw: unknown): Validated {
   if (!isObj(raw)) return { ok: false, errors: ['config: must be a JSON object'] };
   const errors: string[] = [];
-  for (const k in raw) if (TOP.indexOf(k) < 0) errors.push(k + ': unknown key');
+  const err: Err = (line) => void errors.push(line);
+  for (const k in raw) if (TOP.indexOf(k) < 0) err(k + ': unknown key');
   for (const sec of ['wifi', 'service', 'agent']) {
     const s = raw[sec];
-    if (s !== undefined && !isObj(s)) errors.push(sec + ': must be an object');
-    if (isObj(s)) for (const k in s) if (!SCALAR_FIELDS.some((f) => f.key === sec + '.' + k)) errors.push(sec + '.' + k + ': unknown key');
+    if (s !== undefined && !isObj(s)) err(sec + ': must be an object');
+    if (isObj(s)) for (const k in s) if (!SCALAR_FIELDS.some((f) => f.k === sec + '.' + k)) err(sec + '.' + k + ': unknown key');
   }
 
   const cfg: Obj = { board: '', wifi: {}, service: {}, agent: {} };
   for (const f of SCALAR_FIELDS) {
-    const dot = f.key.indexOf('.');
-    const src = dot < 0 ? raw : raw[f.key.slice(0, dot)];
-    const dst = (dot < 0 ? cfg : cfg[f.key.slice(0, dot)]) as Obj;
-    dst[fieldName(f)] = take(f, f.key, isObj(src) ? src[fieldName(f)] : undefined, f.d, errors);
+    const src = holderOf(raw, f);
+    (holderOf(cfg, f) as Obj)[fieldName(f)] = take(f, f.k, isObj(src) ? src[fieldName(f)] : undefined, f.d, err);
   }
   const agent = cfg.agent as AgentConfig['agent'];
   const board = getBoard(cfg.board as string);
   // A known name with no data: a device build carries only the board it was built for.
-  if (!board) errors.push('board: this build is for ' + DEFAULT_BOARD + '; flash the ' + String(cfg.board) + ' build (npm run build -- --board ' + String(cfg.board) + ')');
-  if (agent.backoffBaseMs > agent.backoffCapMs) errors.push('agent.backoffCapMs: must not be below agent.backoffBaseMs');
+  if (!board) err('board: this build is for ' + DEFAULT_BOARD + '; flash the ' + String(cfg.board) + ' build (npm run build -- --board ' + String(cfg.board) + ')');
+  if (agent.backoffBaseMs > agent.backoffCapMs) err('agent.backoffCapMs: must not be below agent.backoffBaseMs');
   if (board && agent.outboxBytes > board.flash.fsBytes / 2) {
-    errors.push('agent.outboxBytes: at most half the file system (' + board.flash.fsBytes / 2 + ' on ' + board.name + ')');
+    err('agent.outboxBytes: at most half the file system (' + board.flash.fsBytes / 2 + ' on ' + board.name + ')');
   }
 
   const sensors: Obj[] = [];
   const pinOwner: Record<string, string> = {};
-  const sensorEntries = entries(raw, 'sensor', MAX_SENSORS, errors);
-  for (const { key, name, o } of sensorEntries) {
-    const kind = take(findField(SENSOR_FIELDS, 'kind') as Field, key + '.kind', o.kind, undefined, errors) as SensorKind | undefined;
+  const sensorEntries = entries(raw, 'sensor', MAX_SENSORS, err);
+  for (const { k: key, n: name, o } of sensorEntries) {
+    const kind = take(findField(SENSOR_FIELDS, 'kind') as Field, key + '.kind', o.kind, undefined, err) as SensorKind | undefined;
     for (const k in o) {
       const f = findField(SENSOR_FIELDS, k);
       if (k === 'name') continue;
-      if (!f) errors.push(key + '.' + k + ': unknown field');
-      else if (kind && f.K && f.K.indexOf(kind) < 0) errors.push(key + '.' + k + ': only for kind ' + f.K.join(', '));
+      if (!f) err(key + '.' + k + ': unknown field');
+      else if (kind && f.K && f.K.indexOf(kind) < 0) err(key + '.' + k + ': only for kind ' + f.K.join(', '));
     }
     if (!kind) continue;
     const s: Obj = { name };
     for (const f of SENSOR_FIELDS) {
       if (f.K && f.K.indexOf(kind) < 0) continue;
-      const v = take(f, key + '.' + fieldName(f), o[fieldName(f)], defaultOf(f, kind), errors);
+      const v = take(f, key + '.' + fieldName(f), o[fieldName(f)], defaultOf(f, kind), err);
       if (v !== undefined) s[fieldName(f)] = v;
     }
     const pin = s.pin as number | undefined;
     if (pin !== undefined && board) {
       const rule = checkPin(board, pin, kind);
       const owner = pinOwner[pin];
-      if (rule) errors.push(key + '.pin: ' + rule);
-      else if (owner) errors.push(key + '.pin: pin ' + pin + ' is already used by sensor ' + owner);
+      if (rule) err(key + '.pin: ' + rule);
+      else if (owner) err(key + '.pin: pin ' + pin + ' is already used by sensor ' + owner);
       else pinOwner[pin] = name;
     }
     sensors.push(s);
@@ -268,28 +276,28 @@ export function validateConfig(raw: unknown): Validated {
 
   const devices: Obj[] = [];
   const idOwner: Record<string, string> = {};
-  for (const { key, name, o } of entries(raw, 'device', MAX_DEVICES, errors)) {
+  for (const { k: key, n: name, o } of entries(raw, 'device', MAX_DEVICES, err)) {
     for (const k in o) {
-      if (k !== 'name' && !DEVICE_FIELDS.some((f) => propOf(f) === k)) errors.push(key + '.' + k + ': unknown field');
+      if (k !== 'name' && !DEVICE_FIELDS.some((f) => propOf(f) === k)) err(key + '.' + k + ': unknown field');
     }
     const d: Obj = { name };
-    for (const f of DEVICE_FIELDS) d[propOf(f)] = take(f, key + '.' + fieldName(f), o[propOf(f)], f.d, errors);
+    for (const f of DEVICE_FIELDS) d[propOf(f)] = take(f, key + '.' + fieldName(f), o[propOf(f)], f.d, err);
     const carried = d.sensors as string[] | undefined;
     if (carried) {
       for (const n of carried) {
-        if (!sensorEntries.some((e) => e.name === n)) errors.push(key + ".sensors: unknown sensor '" + n + "'");
+        if (!sensorEntries.some((e) => e.n === n)) err(key + ".sensors: unknown sensor '" + n + "'");
       }
       if (d.format === 'Value' && carried.length !== 1) {
-        errors.push(key + '.sensors: a Value device carries exactly one sensor (got ' + carried.length + ')');
+        err(key + '.sensors: a Value device carries exactly one sensor (got ' + carried.length + ')');
       } else if (carried.length === 0) {
-        errors.push(key + '.sensors: list at least one sensor');
+        err(key + '.sensors: list at least one sensor');
       }
     }
-    if (d.format !== 'JSON' && (d.batch as number) > 1) errors.push(key + '.batch: only JSON devices batch samples; use 1');
+    if (d.format !== 'JSON' && (d.batch as number) > 1) err(key + '.batch: only JSON devices batch samples; use 1');
     const id = d.deviceId as number | undefined;
     if (id !== undefined) {
       const owner = idOwner[id];
-      if (owner) errors.push(key + '.id: id ' + id + ' is already used by device ' + owner);
+      if (owner) err(key + '.id: id ' + id + ' is already used by device ' + owner);
       else idOwner[id] = name;
     }
     devices.push(d);
