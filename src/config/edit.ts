@@ -8,7 +8,7 @@ import { toSaved } from './saved';
 import type { Field } from './schema';
 import { DEVICE_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, T, fieldName, findField, propOf } from './schema';
 import type { AgentConfig, SensorKind } from './types';
-import { nameRule, validateConfig } from './validate';
+import { nameRule, num, validateConfig } from './validate';
 
 export interface ConfigEditor {
   /** Error lines (joined by '\n'), or undefined when the change was made. */
@@ -27,7 +27,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 function coerce(f: Field, v: unknown): unknown {
   if (typeof v !== 'string') return v;
   if (f.t === T.Int || f.t === T.Number) {
-    const n = v.trim() === '' ? NaN : Number(v);
+    const n = num(v);
     return isFinite(n) ? n : v;
   }
   if (f.t === T.Bool) return v === 'true' ? true : v === 'false' ? false : v;

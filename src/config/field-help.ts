@@ -2,40 +2,56 @@
 // (src/config/schema.ts). Cold code: only the help command reads it, so the
 // text is not on the heap while the agent runs. At most 60 characters each,
 // so a line fits 80 columns.
-export const FIELD_HELP: Record<string, string> = {
-  'board': 'Board model; decides which pins are usable',
-  'wifi.ssid': 'Wi-Fi network name; importWifi() takes WIFI_SSID',
-  'service.url': 'Service base URL, e.g. http://192.168.1.10:8080',
-  'agent.outboxBytes': 'Outbox size on flash; oldest readings go first',
-  'agent.backoffBaseMs': 'First retry delay after a failed upload',
-  'agent.backoffCapMs': 'Longest retry delay',
-  'agent.watchdog': 'Hardware watchdog (turn off only on the bench)',
-  'agent.requestTimeoutMs': 'Deadline of one request, connect included',
-  'agent.maxResponseBytes': 'Largest response accepted from the service',
-  'agent.heapFloorBytes': 'No request starts below this free heap (0 off)',
-  'agent.safeModeBoots': 'Rapid reboots in a row before safe mode',
-  'agent.radioOffBetweenUploads': 'Radio off between uploads (sampling every 5 min or more)',
-  'sensor.*.kind': 'digital, analog, temperature or counter',
-  'sensor.*.pin': 'GPIO number (temperature: always 30)',
-  'sensor.*.intervalMs': 'Sampling period',
-  'sensor.*.unit': 'Unit label sent with readings',
-  'sensor.*.pull': 'Input pull resistor',
-  'sensor.*.invert': 'Report 1 for a low level',
-  'sensor.*.vrefV': 'ADC reference voltage',
-  'sensor.*.scale': 'value = volts * scale + offset',
-  'sensor.*.offset': 'Added after scale',
-  'sensor.*.points': 'Two-point calibration volts:value,volts:value',
-  'sensor.*.oversample': 'ADC reads averaged per sample',
-  'sensor.*.offsetC': 'Added to the measured degrees C',
-  'sensor.*.pollMs': 'How often the pin is polled for edges',
-  'device.*.id': 'DeviceID at the service',
-  'device.*.pin': 'DevicePIN at the service',
-  'device.*.format': 'Data format the device was created with',
-  'device.*.sensors': 'Sensor names it carries, comma-separated',
-  'device.*.decimals': 'Decimals of numbers in writes',
-  'device.*.batch': 'JSON devices: samples per write',
-  'wifi.password': 'Wi-Fi passphrase; empty for an open network',
-  'service.apiKey': 'API key of the account that owns the devices',
-  'agent.lkgRevertMs': 'Revert a changed config that delivers nothing (0 off)',
-  'sensor.*.filters': 'Filter chain, e.g. median:5,ewma:0.3,throttle:10000',
+
+/** `texts` with `prefix` before each key: the keys of a section, written once. */
+const prefixed = (prefix: string, texts: Record<string, string>): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const k in texts) out[prefix + k] = texts[k] as string;
+  return out;
 };
+
+export const FIELD_HELP: Record<string, string> = /* @__PURE__ */ Object.assign(
+  {
+    board: 'Board model; decides which pins are usable',
+    'wifi.ssid': 'Wi-Fi network name; importWifi() takes WIFI_SSID',
+    'wifi.password': 'Wi-Fi passphrase; empty for an open network',
+    'service.url': 'Service base URL, e.g. http://192.168.1.10:8080',
+    'service.apiKey': 'API key of the account that owns the devices',
+  },
+  /* @__PURE__ */ prefixed('agent.', {
+    outboxBytes: 'Outbox size on flash; oldest readings go first',
+    backoffBaseMs: 'First retry delay after a failed upload',
+    backoffCapMs: 'Longest retry delay',
+    watchdog: 'Hardware watchdog (turn off only on the bench)',
+    requestTimeoutMs: 'Deadline of one request, connect included',
+    maxResponseBytes: 'Largest response accepted from the service',
+    lkgRevertMs: 'Revert a changed config that delivers nothing (0 off)',
+    heapFloorBytes: 'No request starts below this free heap (0 off)',
+    safeModeBoots: 'Rapid reboots in a row before safe mode',
+    radioOffBetweenUploads: 'Radio off between uploads (sampling every 5 min or more)',
+  }),
+  /* @__PURE__ */ prefixed('sensor.*.', {
+    kind: 'digital, analog, temperature or counter',
+    pin: 'GPIO number (temperature: always 30)',
+    intervalMs: 'Sampling period',
+    unit: 'Unit label sent with readings',
+    filters: 'Filter chain, e.g. median:5,ewma:0.3,throttle:10000',
+    pull: 'Input pull resistor',
+    invert: 'Report 1 for a low level',
+    vrefV: 'ADC reference voltage',
+    scale: 'value = volts * scale + offset',
+    offset: 'Added after scale',
+    points: 'Two-point calibration volts:value,volts:value',
+    oversample: 'ADC reads averaged per sample',
+    offsetC: 'Added to the measured degrees C',
+    pollMs: 'How often the pin is polled for edges',
+  }),
+  /* @__PURE__ */ prefixed('device.*.', {
+    id: 'DeviceID at the service',
+    pin: 'DevicePIN at the service',
+    format: 'Data format the device was created with',
+    sensors: 'Sensor names it carries, comma-separated',
+    decimals: 'Decimals of numbers in writes',
+    batch: 'JSON devices: samples per write',
+  }),
+);

@@ -77,7 +77,10 @@ export const FILTER_PARAMS: Record<string, string[]> = {
 
 const MAX_ID = 2147483647;
 
-export const SCHEMA: readonly Field[] = [
+/** Rows of one section or entry, their keys written without the prefix they share. */
+const under = (prefix: string, rows: Field[]): Field[] => rows.map((f) => ((f.k = prefix + f.k), f));
+
+const TOP: Field[] = [
   { k: 'board', t: T.Enum, v: BOARD_NAMES, d: DEFAULT_BOARD },
   { k: 'wifi.ssid', t: T.String, x: 32, b: true, d: '' },
   {
@@ -98,51 +101,60 @@ export const SCHEMA: readonly Field[] = [
     s: true,
     r: '8-128 characters of A-Z a-z 0-9 _ -, or empty when unset',
   },
-  { k: 'agent.outboxBytes', t: T.Int, n: 8192, x: 1048576, d: 196608 },
-  { k: 'agent.backoffBaseMs', t: T.Int, n: 100, x: 60000, d: 2000 },
-  { k: 'agent.backoffCapMs', t: T.Int, n: 1000, x: 3600000, d: 300000 },
-  { k: 'agent.watchdog', t: T.Bool, d: true },
-  { k: 'agent.requestTimeoutMs', t: T.Int, n: 1000, x: 60000, d: 15000 },
-  { k: 'agent.maxResponseBytes', t: T.Int, n: 1024, x: 32768, d: 8192 },
-  {
-    k: 'agent.lkgRevertMs',
-    t: T.Int,
-    n: 60000,
-    x: 86400000,
-    z: true,
-    d: 1800000,
-  },
-  { k: 'agent.heapFloorBytes', t: T.Int, n: 4096, x: 131072, z: true, d: 16384 },
-  { k: 'agent.safeModeBoots', t: T.Int, n: 2, x: 50, d: 5 },
-  { k: 'agent.radioOffBetweenUploads', t: T.Bool, d: false },
-
-  { k: 'sensor.*.kind', t: T.Enum, v: SENSOR_KINDS, q: true },
-  { k: 'sensor.*.pin', t: T.Int, n: 0, x: 30, D: { temperature: 30 }, q: true },
-  { k: 'sensor.*.intervalMs', t: T.Int, n: 1000, x: 86400000, d: 60000 },
-  { k: 'sensor.*.unit', t: T.String, x: 8, d: '', D: { temperature: 'C', analog: 'V' } },
-  {
-    k: 'sensor.*.filters',
-    t: T.Filters,
-    d: [],
-    r: 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:ms',
-  },
-  { k: 'sensor.*.pull', t: T.Enum, v: ['up', 'down', 'none'], D: { digital: 'none', counter: 'up' }, K: ['digital', 'counter'] },
-  { k: 'sensor.*.invert', t: T.Bool, d: false, K: ['digital'] },
-  { k: 'sensor.*.vrefV', t: T.Number, n: 1, x: 5.5, d: 3.3, K: ['analog'] },
-  { k: 'sensor.*.scale', t: T.Number, d: 1, K: ['analog'] },
-  { k: 'sensor.*.offset', t: T.Number, d: 0, K: ['analog'] },
-  { k: 'sensor.*.points', t: T.Points, r: 'volts:value,volts:value with different volts', K: ['analog'] },
-  { k: 'sensor.*.oversample', t: T.Int, n: 1, x: 64, D: { analog: 1, temperature: 8 }, K: ['analog', 'temperature'] },
-  { k: 'sensor.*.offsetC', t: T.Number, n: -20, x: 20, d: 0, K: ['temperature'] },
-  { k: 'sensor.*.pollMs', t: T.Int, n: 5, x: 1000, d: 10, K: ['counter'] },
-
-  { k: 'device.*.id', P: 'deviceId', t: T.Int, n: 1, x: MAX_ID, q: true },
-  { k: 'device.*.pin', P: 'devicePin', t: T.Int, n: 0, x: MAX_ID, q: true },
-  { k: 'device.*.format', t: T.Enum, v: ['Value', 'JSON', 'XML'], q: true },
-  { k: 'device.*.sensors', t: T.Names, r: 'comma-separated sensor names', q: true },
-  { k: 'device.*.decimals', t: T.Int, n: 0, x: 6, d: 2 },
-  { k: 'device.*.batch', t: T.Int, n: 1, x: 20, d: 1 },
 ];
+
+export const SCHEMA: readonly Field[] = /* @__PURE__ */ TOP.concat(
+  /* @__PURE__ */ under('agent.', [
+    { k: 'outboxBytes', t: T.Int, n: 8192, x: 1048576, d: 196608 },
+    { k: 'backoffBaseMs', t: T.Int, n: 100, x: 60000, d: 2000 },
+    { k: 'backoffCapMs', t: T.Int, n: 1000, x: 3600000, d: 300000 },
+    { k: 'watchdog', t: T.Bool, d: true },
+    { k: 'requestTimeoutMs', t: T.Int, n: 1000, x: 60000, d: 15000 },
+    { k: 'maxResponseBytes', t: T.Int, n: 1024, x: 32768, d: 8192 },
+    {
+      k: 'lkgRevertMs',
+      t: T.Int,
+      n: 60000,
+      x: 86400000,
+      z: true,
+      d: 1800000,
+    },
+    { k: 'heapFloorBytes', t: T.Int, n: 4096, x: 131072, z: true, d: 16384 },
+    { k: 'safeModeBoots', t: T.Int, n: 2, x: 50, d: 5 },
+    { k: 'radioOffBetweenUploads', t: T.Bool, d: false },
+  ]),
+
+  /* @__PURE__ */ under('sensor.*.', [
+    { k: 'kind', t: T.Enum, v: SENSOR_KINDS, q: true },
+    { k: 'pin', t: T.Int, n: 0, x: 30, D: { temperature: 30 }, q: true },
+    { k: 'intervalMs', t: T.Int, n: 1000, x: 86400000, d: 60000 },
+    { k: 'unit', t: T.String, x: 8, d: '', D: { temperature: 'C', analog: 'V' } },
+    {
+      k: 'filters',
+      t: T.Filters,
+      d: [],
+      r: 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:ms',
+    },
+    { k: 'pull', t: T.Enum, v: ['up', 'down', 'none'], D: { digital: 'none', counter: 'up' }, K: ['digital', 'counter'] },
+    { k: 'invert', t: T.Bool, d: false, K: ['digital'] },
+    { k: 'vrefV', t: T.Number, n: 1, x: 5.5, d: 3.3, K: ['analog'] },
+    { k: 'scale', t: T.Number, d: 1, K: ['analog'] },
+    { k: 'offset', t: T.Number, d: 0, K: ['analog'] },
+    { k: 'points', t: T.Points, r: 'volts:value,volts:value with different volts', K: ['analog'] },
+    { k: 'oversample', t: T.Int, n: 1, x: 64, D: { analog: 1, temperature: 8 }, K: ['analog', 'temperature'] },
+    { k: 'offsetC', t: T.Number, n: -20, x: 20, d: 0, K: ['temperature'] },
+    { k: 'pollMs', t: T.Int, n: 5, x: 1000, d: 10, K: ['counter'] },
+  ]),
+
+  /* @__PURE__ */ under('device.*.', [
+    { k: 'id', P: 'deviceId', t: T.Int, n: 1, x: MAX_ID, q: true },
+    { k: 'pin', P: 'devicePin', t: T.Int, n: 0, x: MAX_ID, q: true },
+    { k: 'format', t: T.Enum, v: ['Value', 'JSON', 'XML'], q: true },
+    { k: 'sensors', t: T.Names, r: 'comma-separated sensor names', q: true },
+    { k: 'decimals', t: T.Int, n: 0, x: 6, d: 2 },
+    { k: 'batch', t: T.Int, n: 1, x: 20, d: 1 },
+  ]),
+);
 
 /** The part after the last dot: the field name inside its section or entry. */
 export const fieldName = (f: Field): string => f.k.slice(f.k.lastIndexOf('.') + 1);
@@ -182,10 +194,9 @@ export function ruleOf(f: Field): string {
       return 'must be true or false';
     case T.Enum:
       return 'must be one of ' + (f.v || []).join(', ');
-    case T.String:
-      return (f.n ? f.n + '-' : 'at most ') + f.x + (f.b ? ' bytes (UTF-8)' : ' characters');
     default:
-      return 'invalid';
+      // T.String: every other type has its rule in the table.
+      return (f.n ? f.n + '-' : 'at most ') + f.x + (f.b ? ' bytes (UTF-8)' : ' characters');
   }
 }
 

@@ -35,9 +35,14 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 /** A checked value in its normal form, or the error line. */
 export type Checked = { v: unknown } | { e: string };
 
+const blank = (s: string): boolean => s.trim() === '';
 /** Parses a number typed as text; '' and ' ' are not 0. */
-const num = (s: string): number => (s.trim() === '' ? NaN : Number(s));
-
+export const num = (s: string): number => (blank(s) ? NaN : Number(s));
+/** The parts of a comma-separated list typed as text; none when it is blank. */
+const commaList = (s: string): string[] => (blank(s) ? [] : s.split(','));
+const has = (list: readonly unknown[], x: unknown): boolean => list.indexOf(x) >= 0;
+/** Below the row's minimum or above its maximum (a comparison with an absent bound is false). */
+const outside = (f: Field, n: number): boolean => n < (f.n as number) || n > (f.x as number);
 
 const isWhole = (n: unknown, min: number, max: number): boolean =>
   typeof n === 'number' && Math.floor(n) === n && n >= min && n <= max;
@@ -68,7 +73,7 @@ function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
   let items: unknown[];
   if (typeof v === 'string') {
     items = [];
-    for (const part of v.trim() === '' ? [] : v.split(',')) {
+    for (const part of commaList(v)) {
       const bits = part.trim().split(':');
       const type = bits[0] as string;
       const params = FILTER_PARAMS[type];
@@ -91,7 +96,7 @@ function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
     }
     const params = FILTER_PARAMS[item.type] as string[];
     for (const k in item) {
-      if (k !== 'type' && params.indexOf(k) < 0) return { e: item.type + ' has no parameter ' + k };
+      if (k !== 'type' && !has(params, k)) return { e: item.type + ' has no parameter ' + k };
     }
     const rule = filterRule(item, params);
     if (rule) return { e: rule };
@@ -128,32 +133,31 @@ function checkRow(f: Field, v: unknown): Checked {
     case T.Number:
       if (!isNum(v) || (f.t === T.Int && Math.floor(v) !== v)) return bad;
       if (f.z && v === 0) return { v };
-      return (f.n !== undefined && v < f.n) || (f.x !== undefined && v > f.x) ? bad : { v };
+      return outside(f, v) ? bad : { v };
     case T.Bool:
       return typeof v === 'boolean' ? { v } : bad;
     case T.Enum:
-      return typeof v === 'string' && (f.v || []).indexOf(v) >= 0 ? { v } : bad;
+      return typeof v === 'string' && has(f.v || [], v) ? { v } : bad;
     case T.String: {
       if (typeof v !== 'string') return bad;
       // Every string setting defaults to '' (unset), so '' is always allowed.
       if (v === '') return { v };
       const n = f.b ? utf8Length(v) : v.length;
-      if ((f.n !== undefined && n < f.n) || (f.x !== undefined && n > f.x)) return bad;
-      return f.p && !f.p.test(v) ? bad : { v };
+      return outside(f, n) || (f.p && !f.p.test(v)) ? bad : { v };
     }
     case T.Url: {
       if (typeof v !== 'string') return { e: 'must be a URL like http://192.168.1.10:8080' };
-      if (v.trim() === '') return { v: '' };
+      if (blank(v)) return { v: '' };
       const u = parseBaseUrl(v);
       return u.ok ? { v: v.trim() } : { e: u.error.replace(/^service\.url: /, '') };
     }
     case T.Names: {
-      const list = typeof v === 'string' ? (v.trim() === '' ? [] : v.split(',').map((s) => s.trim())) : v;
+      const list = typeof v === 'string' ? commaList(v).map((s) => s.trim()) : v;
       if (!isList(list)) return { e: "must be sensor names like 'temp,hum'" };
       const out: string[] = [];
       for (const n of list) {
         if (typeof n !== 'string' || !NAME_PATTERN.test(n)) return { e: "'" + String(n) + "' is not a sensor name" };
-        if (out.indexOf(n) >= 0) return { e: "sensor '" + n + "' listed twice" };
+        if (has(out, n)) return { e: "sensor '" + n + "' listed twice" };
         out.push(n);
       }
       return { v: out };
@@ -217,6 +221,9 @@ function entries(raw: Obj, what: 'sensor' | 'device', max: number, err: Err): En
   return out;
 }
 
+/** A sensor field that a sensor of `kind` does not have. */
+const notFor = (f: Field, kind: SensorKind): boolean => !!f.K && !has(f.K, kind);
+
 const TOP = ['board', 'wifi', 'service', 'agent', 'sensors', 'devices'];
 
 /** The saved JSON form (defaults filled in) to a checked AgentConfig, or every error. */
@@ -224,7 +231,7 @@ export function validateConfig(raw: unknown): Validated {
   if (!isObj(raw)) return { ok: false, errors: ['config: must be a JSON object'] };
   const errors: string[] = [];
   const err: Err = (line) => void errors.push(line);
-  for (const k in raw) if (TOP.indexOf(k) < 0) err(k + ': unknown key');
+  for (const k in raw) if (!has(TOP, k)) err(k + ': unknown key');
   for (const sec of ['wifi', 'service', 'agent']) {
     const s = raw[sec];
     if (s !== undefined && !isObj(s)) err(sec + ': must be an object');
@@ -254,12 +261,12 @@ export function validateConfig(raw: unknown): Validated {
       const f = findField(SENSOR_FIELDS, k);
       if (k === 'name') continue;
       if (!f) err(key + '.' + k + ': unknown field');
-      else if (kind && f.K && f.K.indexOf(kind) < 0) err(key + '.' + k + ': only for kind ' + f.K.join(', '));
+      else if (kind && notFor(f, kind)) err(key + '.' + k + ': only for kind ' + (f.K as SensorKind[]).join(', '));
     }
     if (!kind) continue;
     const s: Obj = { name };
     for (const f of SENSOR_FIELDS) {
-      if (f.K && f.K.indexOf(kind) < 0) continue;
+      if (notFor(f, kind)) continue;
       const v = take(f, key + '.' + fieldName(f), o[fieldName(f)], defaultOf(f, kind), err);
       if (v !== undefined) s[fieldName(f)] = v;
     }
