@@ -108,14 +108,15 @@ function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
 }
 
 /** [[volts, value], [volts, value]], or the console form '0.5:0,2.5:100'. */
-function checkPoints(v: unknown): Checked {
+function checkPoints(f: Field, v: unknown): Checked {
   let pairs: unknown[] = [];
   if (typeof v === 'string') pairs = v.split(',').map((p) => p.split(':').map(num));
   else if (isList(v)) pairs = v;
   const ok = pairs.length === 2 && pairs.every((p) => isList(p) && p.length === 2 && isNum(p[0]) && isNum(p[1]));
   const p = pairs as number[][];
   if (!ok || (p[0] as number[])[0] === (p[1] as number[])[0]) {
-    return { e: 'must be two points volts:value,volts:value with different volts' };
+    // The row's rule: 'volts:value,volts:value with different volts'.
+    return { e: 'must be two points ' + ruleOf(f) };
   }
   return { v: p.map((q) => [q[0], q[1]]) };
 }
@@ -163,7 +164,7 @@ function checkRow(f: Field, v: unknown): Checked {
       return { v: out };
     }
     case T.Points:
-      return checkPoints(v);
+      return checkPoints(f, v);
     default:
       return checkFilters(v);
   }
