@@ -20,14 +20,14 @@ export function describeConfig(c: AgentConfig): string[] {
   };
   const top = c as unknown as Record<string, Record<string, unknown>>;
   for (const f of SCALAR_FIELDS) add(f.k, f, (holderOf(top, f) as Record<string, unknown>)[fieldName(f)]);
-  for (const s of c.sensors) {
-    const o = s as unknown as Record<string, unknown>;
-    for (const f of SENSOR_FIELDS) add('sensor.' + s.name + '.' + fieldName(f), f, o[propOf(f)]);
-  }
-  for (const d of c.devices) {
-    const o = d as unknown as Record<string, unknown>;
-    for (const f of DEVICE_FIELDS) add('device.' + d.name + '.' + fieldName(f), f, o[propOf(f)]);
-  }
+  const entries = (what: string, list: readonly object[], fields: readonly Field[]): void => {
+    for (const e of list) {
+      const o = e as Record<string, unknown>;
+      for (const f of fields) add(what + '.' + String(o.name) + '.' + fieldName(f), f, o[propOf(f)]);
+    }
+  };
+  entries('sensor', c.sensors, SENSOR_FIELDS);
+  entries('device', c.devices, DEVICE_FIELDS);
   return lines;
 }
 

@@ -5,12 +5,25 @@
 
 import { formatValue } from './format';
 import { DEVICE_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, T, defaultOf, fieldName, holderOf, propOf } from './schema';
-import type { AgentConfig } from './types';
+import type { Field } from './schema';
+import type { AgentConfig, SensorKind } from './types';
 
 export type Saved = Record<string, unknown>;
 type Obj = Record<string, unknown>;
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** A sensor or device: its name and the fields that differ from their defaults (a sensor's kind has none). */
+function entryOf(o: Obj, fields: readonly Field[], kind?: SensorKind): Obj {
+  const e: Obj = { name: o.name };
+  for (const f of fields) {
+    const v = o[propOf(f)];
+    if (v === undefined || same(v, defaultOf(f, kind))) continue;
+    // The console form of a filter chain is shorter and reads better in the file.
+    e[propOf(f)] = f.t === T.Filters ? formatValue(f, v) : f.t === T.Names ? (v as string[]).slice() : v;
+  }
+  return e;
+}
 
 /** A fresh object (safe to change) that validateConfig turns back into `c`. */
 export function toSaved(c: AgentConfig): Saved {
@@ -24,29 +37,7 @@ export function toSaved(c: AgentConfig): Saved {
     if (name === f.k) out[name] = v;
     else ((out[sec] = out[sec] || {}) as Obj)[name] = v;
   }
-  if (c.sensors.length > 0) {
-    out.sensors = c.sensors.map((s) => {
-      const o = s as unknown as Obj;
-      const e: Obj = { name: s.name, kind: s.kind };
-      for (const f of SENSOR_FIELDS) {
-        const v = o[propOf(f)];
-        if (fieldName(f) === 'kind' || v === undefined || same(v, defaultOf(f, s.kind))) continue;
-        // The console form of a filter chain is shorter and reads better in the file.
-        e[propOf(f)] = f.t === T.Filters ? formatValue(f, v) : v;
-      }
-      return e;
-    });
-  }
-  if (c.devices.length > 0) {
-    out.devices = c.devices.map((d) => {
-      const o = d as unknown as Obj;
-      const e: Obj = { name: d.name };
-      for (const f of DEVICE_FIELDS) {
-        const v = o[propOf(f)];
-        if (v !== undefined && !same(v, f.d)) e[propOf(f)] = f.t === T.Names ? (v as string[]).slice() : v;
-      }
-      return e;
-    });
-  }
+  if (c.sensors.length > 0) out.sensors = c.sensors.map((s) => entryOf(s as unknown as Obj, SENSOR_FIELDS, s.kind));
+  if (c.devices.length > 0) out.devices = c.devices.map((d) => entryOf(d as unknown as Obj, DEVICE_FIELDS));
   return out;
 }

@@ -68,6 +68,8 @@ function filterRule(f: Obj, params: string[]): string | undefined {
   return undefined;
 }
 
+const filterNames = (): string => Object.keys(FILTER_PARAMS).join(', ');
+
 /** FilterSpec objects, or the console form 'median:5,ewma:0.3,clamp:-40:85'. */
 function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
   let items: unknown[];
@@ -77,7 +79,7 @@ function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
       const bits = part.trim().split(':');
       const type = bits[0] as string;
       const params = FILTER_PARAMS[type];
-      if (!params) return { e: "unknown filter '" + type + "' (" + Object.keys(FILTER_PARAMS).join(', ') + ')' };
+      if (!params) return { e: "unknown filter '" + type + "' (" + filterNames() + ')' };
       if (bits.length !== params.length + 1) return { e: type + ' takes ' + [type].concat(params).join(':') };
       const o: Obj = { type };
       params.forEach((p, i) => (o[p] = num(bits[i + 1] as string)));
@@ -91,17 +93,17 @@ function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
   if (items.length > MAX_FILTERS) return { e: 'at most ' + MAX_FILTERS + ' filters' };
   const out: FilterSpec[] = [];
   for (const item of items) {
-    if (!isObj(item) || typeof item.type !== 'string' || !FILTER_PARAMS[item.type]) {
-      return { e: 'each filter needs a type: ' + Object.keys(FILTER_PARAMS).join(', ') };
+    const type = isObj(item) ? item.type : undefined;
+    const params = typeof type === 'string' ? FILTER_PARAMS[type] : undefined;
+    if (!params) return { e: 'each filter needs a type: ' + filterNames() };
+    const o = item as Obj;
+    for (const k in o) {
+      if (k !== 'type' && !has(params, k)) return { e: (type as string) + ' has no parameter ' + k };
     }
-    const params = FILTER_PARAMS[item.type] as string[];
-    for (const k in item) {
-      if (k !== 'type' && !has(params, k)) return { e: item.type + ' has no parameter ' + k };
-    }
-    const rule = filterRule(item, params);
+    const rule = filterRule(o, params);
     if (rule) return { e: rule };
-    const copy: Obj = { type: item.type };
-    for (const p of params) copy[p] = item[p];
+    const copy: Obj = { type };
+    for (const p of params) copy[p] = o[p];
     out.push(copy as unknown as FilterSpec);
   }
   return { v: out };
@@ -208,7 +210,8 @@ function entries(raw: Obj, what: 'sensor' | 'device', max: number, err: Err): En
     err(what + 's: must be a list');
     return out;
   }
-  if (list.length > max) err(what + 's: at most ' + max + ' ' + what + 's (got ' + list.length + ')');
+  const n = list.length;
+  if (n > max) err(what + 's: at most ' + max + ' ' + what + 's (got ' + n + ')');
   list.forEach((o: unknown, i) => {
     const at = what + 's[' + i + ']';
     if (!isObj(o)) return void err(at + ': must be an object');
@@ -225,7 +228,8 @@ function entries(raw: Obj, what: 'sensor' | 'device', max: number, err: Err): En
 /** A sensor field that a sensor of `kind` does not have. */
 const notFor = (f: Field, kind: SensorKind): boolean => !!f.K && !has(f.K, kind);
 
-const TOP = ['board', 'wifi', 'service', 'agent', 'sensors', 'devices'];
+const SECTIONS = ['wifi', 'service', 'agent'];
+const TOP = /* @__PURE__ */ ['board', 'sensors', 'devices'].concat(SECTIONS);
 
 /** The saved JSON form (defaults filled in) to a checked AgentConfig, or every error. */
 export function validateConfig(raw: unknown): Validated {
@@ -233,13 +237,14 @@ export function validateConfig(raw: unknown): Validated {
   const errors: string[] = [];
   const err: Err = (line) => void errors.push(line);
   for (const k in raw) if (!has(TOP, k)) err(k + ': unknown key');
-  for (const sec of ['wifi', 'service', 'agent']) {
+  const cfg: Obj = { board: '' };
+  for (const sec of SECTIONS) {
+    cfg[sec] = {};
     const s = raw[sec];
     if (s !== undefined && !isObj(s)) err(sec + ': must be an object');
     if (isObj(s)) for (const k in s) if (!SCALAR_FIELDS.some((f) => f.k === sec + '.' + k)) err(sec + '.' + k + ': unknown key');
   }
 
-  const cfg: Obj = { board: '', wifi: {}, service: {}, agent: {} };
   for (const f of SCALAR_FIELDS) {
     const src = holderOf(raw, f);
     (holderOf(cfg, f) as Obj)[fieldName(f)] = take(f, f.k, isObj(src) ? src[fieldName(f)] : undefined, f.d, err);
@@ -295,9 +300,10 @@ export function validateConfig(raw: unknown): Validated {
       for (const n of carried) {
         if (!sensorEntries.some((e) => e.n === n)) err(key + ".sensors: unknown sensor '" + n + "'");
       }
-      if (d.format === 'Value' && carried.length !== 1) {
-        err(key + '.sensors: a Value device carries exactly one sensor (got ' + carried.length + ')');
-      } else if (carried.length === 0) {
+      const n = carried.length;
+      if (d.format === 'Value' && n !== 1) {
+        err(key + '.sensors: a Value device carries exactly one sensor (got ' + n + ')');
+      } else if (n === 0) {
         err(key + '.sensors: list at least one sensor');
       }
     }
