@@ -103,7 +103,8 @@ const TOP: Field[] = [
   },
 ];
 
-export const SCHEMA: readonly Field[] = /* @__PURE__ */ TOP.concat(
+/** The settings outside sensors and devices, in their order in the file. */
+export const SCALAR_FIELDS: readonly Field[] = /* @__PURE__ */ TOP.concat(
   /* @__PURE__ */ under('agent.', [
     { k: 'outboxBytes', t: T.Int, n: 8192, x: 1048576, d: 196608 },
     { k: 'backoffBaseMs', t: T.Int, n: 100, x: 60000, d: 2000 },
@@ -123,38 +124,38 @@ export const SCHEMA: readonly Field[] = /* @__PURE__ */ TOP.concat(
     { k: 'safeModeBoots', t: T.Int, n: 2, x: 50, d: 5 },
     { k: 'radioOffBetweenUploads', t: T.Bool, d: false },
   ]),
-
-  /* @__PURE__ */ under('sensor.*.', [
-    { k: 'kind', t: T.Enum, v: SENSOR_KINDS, q: true },
-    { k: 'pin', t: T.Int, n: 0, x: 30, D: { temperature: 30 }, q: true },
-    { k: 'intervalMs', t: T.Int, n: 1000, x: 86400000, d: 60000 },
-    { k: 'unit', t: T.String, x: 8, d: '', D: { temperature: 'C', analog: 'V' } },
-    {
-      k: 'filters',
-      t: T.Filters,
-      d: [],
-      r: 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:ms',
-    },
-    { k: 'pull', t: T.Enum, v: ['up', 'down', 'none'], D: { digital: 'none', counter: 'up' }, K: ['digital', 'counter'] },
-    { k: 'invert', t: T.Bool, d: false, K: ['digital'] },
-    { k: 'vrefV', t: T.Number, n: 1, x: 5.5, d: 3.3, K: ['analog'] },
-    { k: 'scale', t: T.Number, d: 1, K: ['analog'] },
-    { k: 'offset', t: T.Number, d: 0, K: ['analog'] },
-    { k: 'points', t: T.Points, r: 'volts:value,volts:value with different volts', K: ['analog'] },
-    { k: 'oversample', t: T.Int, n: 1, x: 64, D: { analog: 1, temperature: 8 }, K: ['analog', 'temperature'] },
-    { k: 'offsetC', t: T.Number, n: -20, x: 20, d: 0, K: ['temperature'] },
-    { k: 'pollMs', t: T.Int, n: 5, x: 1000, d: 10, K: ['counter'] },
-  ]),
-
-  /* @__PURE__ */ under('device.*.', [
-    { k: 'id', P: 'deviceId', t: T.Int, n: 1, x: MAX_ID, q: true },
-    { k: 'pin', P: 'devicePin', t: T.Int, n: 0, x: MAX_ID, q: true },
-    { k: 'format', t: T.Enum, v: ['Value', 'JSON', 'XML'], q: true },
-    { k: 'sensors', t: T.Names, r: 'comma-separated sensor names', q: true },
-    { k: 'decimals', t: T.Int, n: 0, x: 6, d: 2 },
-    { k: 'batch', t: T.Int, n: 1, x: 20, d: 1 },
-  ]),
 );
+
+export const SENSOR_FIELDS = /* @__PURE__ */ under('sensor.*.', [
+  { k: 'kind', t: T.Enum, v: SENSOR_KINDS, q: true },
+  { k: 'pin', t: T.Int, n: 0, x: 30, D: { temperature: 30 }, q: true },
+  { k: 'intervalMs', t: T.Int, n: 1000, x: 86400000, d: 60000 },
+  { k: 'unit', t: T.String, x: 8, d: '', D: { temperature: 'C', analog: 'V' } },
+  {
+    k: 'filters',
+    t: T.Filters,
+    d: [],
+    r: 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:ms',
+  },
+  { k: 'pull', t: T.Enum, v: ['up', 'down', 'none'], D: { digital: 'none', counter: 'up' }, K: ['digital', 'counter'] },
+  { k: 'invert', t: T.Bool, d: false, K: ['digital'] },
+  { k: 'vrefV', t: T.Number, n: 1, x: 5.5, d: 3.3, K: ['analog'] },
+  { k: 'scale', t: T.Number, d: 1, K: ['analog'] },
+  { k: 'offset', t: T.Number, d: 0, K: ['analog'] },
+  { k: 'points', t: T.Points, r: 'volts:value,volts:value with different volts', K: ['analog'] },
+  { k: 'oversample', t: T.Int, n: 1, x: 64, D: { analog: 1, temperature: 8 }, K: ['analog', 'temperature'] },
+  { k: 'offsetC', t: T.Number, n: -20, x: 20, d: 0, K: ['temperature'] },
+  { k: 'pollMs', t: T.Int, n: 5, x: 1000, d: 10, K: ['counter'] },
+]);
+
+export const DEVICE_FIELDS = /* @__PURE__ */ under('device.*.', [
+  { k: 'id', P: 'deviceId', t: T.Int, n: 1, x: MAX_ID, q: true },
+  { k: 'pin', P: 'devicePin', t: T.Int, n: 0, x: MAX_ID, q: true },
+  { k: 'format', t: T.Enum, v: ['Value', 'JSON', 'XML'], q: true },
+  { k: 'sensors', t: T.Names, r: 'comma-separated sensor names', q: true },
+  { k: 'decimals', t: T.Int, n: 0, x: 6, d: 2 },
+  { k: 'batch', t: T.Int, n: 1, x: 20, d: 1 },
+]);
 
 /** The part after the last dot: the field name inside its section or entry. */
 export const fieldName = (f: Field): string => f.k.slice(f.k.lastIndexOf('.') + 1);
@@ -166,9 +167,8 @@ export const holderOf = (top: Record<string, unknown>, f: Field): unknown => {
   return dot < 0 ? top : top[f.k.slice(0, dot)];
 };
 
-export const SCALAR_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.k.indexOf('*') < 0);
-export const SENSOR_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.k.indexOf('sensor.*.') === 0);
-export const DEVICE_FIELDS = /* @__PURE__ */ SCHEMA.filter((f) => f.k.indexOf('device.*.') === 0);
+/** Every setting, in the order of the file and of help('keys'). */
+export const SCHEMA: readonly Field[] = /* @__PURE__ */ SCALAR_FIELDS.concat(SENSOR_FIELDS, DEVICE_FIELDS);
 
 export function findField(list: readonly Field[], name: string): Field | undefined {
   for (const f of list) if (fieldName(f) === name) return f;
