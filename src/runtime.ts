@@ -396,12 +396,14 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       }
       if (again.source === 'file') {
         config = again.config;
-        changedAt = undefined;
+        // On the device the agent's code is gone by now: this schedules the
+        // restart into it. Where the code stays (the host), the agent starts.
         startAgent();
       } else {
         why = 'saved configuration invalid (see the errors above); fix with set() and save()';
       }
-      log.info('agent: console only: ' + why);
+      if (mode === 'running') state.record('running');
+      else log.info('agent: console only: ' + why);
     }, 0);
   }
   if (rt.mode() !== 'running') {

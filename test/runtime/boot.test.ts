@@ -272,6 +272,9 @@ describe('a config not checked yet, with the checker left for after the boot (th
     // On the host the agent's code stays, so it starts in place (the device restarts into it).
     expect(b.rt.mode()).toBe('running');
     expect(board.files.contents('config.ok')).toBeDefined();
+    // Said once, at boot; the running agent is recorded as such, as on any boot that starts it.
+    expect(b.out().filter((l) => l.startsWith('agent: console only'))).toEqual(['agent: console only: checking the saved configuration; the agent starts after a restart']);
+    expect(stateJson(board)).toMatchObject({ state: 'running' });
     b.rt.stop();
     // The next boot needs no checker at all.
     const next = board.boot({ codec: () => undefined });
