@@ -51,8 +51,12 @@ export const COLD_HEAD_MAX: number = K.HeadMax;
 export type ColdResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
 export interface ColdLoader {
-  /** The module's default export, freshly evaluated; drop it when done. */
-  load<T>(name: string): ColdResult<T>;
+  /**
+   * The module's default export, freshly evaluated; drop it when done.
+   * `lasting`: what it runs outlives the call (a request to the service), so
+   * its code stays on the heap while the agent goes on with its own work.
+   */
+  load<T>(name: string, lasting?: boolean): ColdResult<T>;
   /** The resident program's message `i` (scripts/messages.ts), or "#i" when the messages cannot be read. */
   message(this: void, i: number): string;
   /** Why the messages cannot be read, or undefined when they can (the first call checks them). */
@@ -102,11 +106,12 @@ export function createColdLoader(o: {
   /** Made for each load and let go after it (src/shared.ts). */
   shared: () => Shared;
   /**
-   * Free heap now, in bytes (undefined: unknown). Running out of heap is not
-   * an exception on the device: the engine stops. A module that would not
-   * fit is refused instead, in one line.
+   * Free heap now, in bytes (undefined: unknown), for a module that is done
+   * when its call returns or, with `lasting`, one whose work outlives the
+   * call. Running out of heap is not an exception on the device: the engine
+   * stops. A module that would not fit is refused instead, in one line.
    */
-  room?: () => number | undefined;
+  room?: (lasting: boolean) => number | undefined;
 }): ColdLoader {
   let base = -1;
 
@@ -200,11 +205,11 @@ export function createColdLoader(o: {
         return '#' + i;
       }
     },
-    load<T>(name: string): ColdResult<T> {
+    load<T>(name: string, lasting?: boolean): ColdResult<T> {
       const at = find(name);
       if (!at.ok) return { ok: false, error: 'cold code ' + name + ': ' + at.error };
       const need = Math.ceil(K.HeapPerByte * (at.value[1] as number));
-      const room = o.room ? o.room() : undefined;
+      const room = o.room ? o.room(!!lasting) : undefined;
       if (room !== undefined && room < need) {
         return { ok: false, error: 'cold code ' + name + ': not enough free heap now (' + room + ' B free, about ' + need + ' B needed); try again in a minute, or after maintenance(), which boots without the agent' };
       }

@@ -7,7 +7,7 @@ import { DATA_FORMATS } from '../model';
 import { maskSecret } from '../service/client';
 import { withReads } from '../service/reads';
 import type { Commands, Ctx } from './shared';
-import { edit } from './shared';
+import type { Settings } from './stubs';
 
 export function testCommands(c: Ctx): Commands {
   const rt = c.rt;
@@ -67,12 +67,16 @@ export function provisionCommands(c: Ctx): Commands {
             ? provisionDevice({ client: withReads(cn.client), email, password, deviceName, format: format as DataFormat, apiKey: existing || undefined })
             : { ok: false as const, error: cn.error },
         )
-        .then((r) => {
-          if (!r.ok) return fail('provision: ' + r.error);
-          const e = edit(rt, (ed) => ed.set('service.apiKey', r.apiKey) || ed.set('device.' + deviceName, { id: r.deviceId, pin: r.devicePin, format, sensors: sensors.join(',') }));
-          if (e) return fail('provision: device ' + r.deviceId + ' was created but the config refused it: ' + e);
+        .then((r): Settings | undefined => {
+          if (!r.ok) return void fail('provision: ' + r.error);
           out('provision: device ' + r.deviceId + ' (' + format + ', sensors ' + sensors.join(',') + '), API key ' + maskSecret(r.apiKey));
-          out('provision: type save() to start delivering to it');
+          // Set by set(), whose module (the editor and the whole validation)
+          // is loaded once this one is let go: together they would need
+          // more heap than a running agent leaves.
+          return [
+            ['service.apiKey', r.apiKey],
+            ['device.' + deviceName, { id: r.deviceId, pin: r.devicePin, format, sensors: sensors.join(',') }],
+          ];
         });
     },
   };

@@ -6,24 +6,43 @@ import type { ColdLoader } from '../cold';
 import type { Runtime } from '../runtime';
 import type { ColdCommands } from './run';
 
+/** What a command may hand back, through its promise, for set() to make: key and value pairs. */
+export type Settings = [string, unknown][];
+
+/**
+ * When `r` is a promise that ends in settings, makes each with `set`, in
+ * order. provision() ends so: its module and set()'s, loaded together,
+ * would need more heap than a running agent leaves, and by the time the
+ * promise has ended nothing refers to provision()'s code any more.
+ */
+export function followUp(r: unknown, set: (key: string, value: unknown) => void): void {
+  if (r && typeof (r as Promise<unknown>).then === 'function') {
+    void (r as Promise<unknown>).then((s) => {
+      if (Array.isArray(s)) for (let i = 0; i < s.length; i++) set((s[i] as Settings[0])[0], (s[i] as Settings[0])[1]);
+    });
+  }
+}
+
 export function exposeCommands(rt: Runtime, cold: ColdLoader): void {
   // One function for every command, bound to its name and module: a bound
   // function costs the heap less than a closure and its environment each.
   // help('keys') has a module of its own.
   function call(this: void, name: string, module: string, ...args: unknown[]): void {
-    const m = cold.load<ColdCommands>(name === 'help' && args[0] === 'keys' ? 'keys' : module);
+    // test() and provision() wait on the service: their code outlives the call.
+    const m = cold.load<ColdCommands>(name === 'help' && args[0] === 'keys' ? 'keys' : module, module === 'test' || module === 'provision');
     if (!m.ok) {
       rt.consoleError = name + '(): ' + m.error;
       rt.p.log.error(rt.consoleError);
       return;
     }
     try {
-      m.value(rt, name, args);
+      followUp(m.value(rt, name, args), set);
     } catch (e) {
       rt.consoleError = name + '(): ' + String(e);
       rt.p.log.error(rt.consoleError);
     }
   }
+  const set = (key: string, value: unknown): void => call('set', 'config', key, value);
   // Command name -> the cold module it lives in; only the boot reads it.
   const modules: Record<string, string> = {
     help: 'help',

@@ -8,6 +8,7 @@ import { buildBundle } from '../../scripts/build';
 import { toSaved } from '../../src/config/saved';
 import { testConfig } from '../fakes/config';
 import type { Peer, PeerConn } from '../fakes/kaluma/net';
+import { httpPeer } from '../fakes/kaluma/net';
 import { createKalumaSim, firstBoot } from './kaluma-sim';
 
 let bundle = '';
@@ -349,6 +350,61 @@ describe('the device bundle started by .load under a watchdog the previous progr
 });
 
 describe('the device bundle with little heap to spare', () => {
+  /** Bytes of a cold module, from the section's header line in the bundle. */
+  const coldBytes = (name: string): number => {
+    const head = bundle.slice(bundle.indexOf('/*PDA-COLD '), bundle.indexOf('\n'));
+    const f = head.split(' ').find((x) => x.startsWith(name + ':'))!.split(':');
+    return Number(f[2]);
+  };
+  const floored = (): Map<string, Uint8Array> => {
+    const cfg = testConfig('http://192.168.1.10:8080');
+    cfg.agent.heapFloorBytes = 16384;
+    return new Map([['/config.json', new TextEncoder().encode(JSON.stringify(toSaved(cfg)))]]);
+  };
+
+  it("lets a command that is done when it returns use the heap the agent keeps for its requests, but not one that waits on the service", async () => {
+    const files = await checkedFiles(floored());
+    // Free: what set()'s module needs, and less than that beside the agent's 16 KB floor.
+    const needSet = Math.ceil(3.5 * coldBytes('config'));
+    const k = createKalumaSim({ files, program: stored(), heapUsed: 184312 - needSet - 512 });
+    k.run(bundle);
+    await k.advance(5000);
+    expect(k.requests.length).toBeGreaterThan(0);
+    k.run("set('agent.requestTimeoutMs', 9000)");
+    expect(k.errors).toEqual([]);
+    expect(k.out.some((l) => l.includes('agent.requestTimeoutMs'))).toBe(true);
+    // test() waits on the service while the agent goes on: it needs its module and the floor.
+    const needTest = Math.ceil(3.5 * coldBytes('test'));
+    const t = createKalumaSim({ files, program: stored(), heapUsed: 184312 - needTest - 16384 + 512 });
+    t.run(bundle);
+    await t.advance(5000);
+    t.run('test()');
+    expect(t.errors).toEqual([expect.stringMatching(/^test\(\): cold code test: not enough free heap now \(\d+ B free, about \d+ B needed\)/)]);
+    await t.advance(30000);
+    expect(t.callbackErrors).toEqual([]);
+  });
+
+  it('provisions a device beside a running agent: provision() hands its settings to set(), whose module loads once its own is let go', async () => {
+    const files = await checkedFiles(floored());
+    const service = httpPeer((req) => {
+      const body = req.includes('/generateapikey/') ? '{"APIKey":"k3y0123456789abcdef0123456789abcd"}' : req.includes('/createuserdevice/') ? '{"DeviceID":4,"DevicePIN":4444}' : 'Value updated';
+      return 'HTTP/1.1 200 OK\r\nContent-Length: ' + body.length + '\r\n\r\n' + body;
+    });
+    // Room for each module in turn (provision beside the agent's floor), not for both at once.
+    const free = Math.max(Math.ceil(3.5 * coldBytes('config')), Math.ceil(3.5 * coldBytes('provision')) + 16384) + 512;
+    expect(free).toBeLessThan(Math.ceil(3.5 * (coldBytes('config') + coldBytes('provision'))) + 16384);
+    const k = createKalumaSim({ files, program: stored(), heapUsed: 184312 - free, peer: service });
+    k.run(bundle);
+    await k.advance(5000);
+    k.run("provision('me@example.com', 'account-pass', 'greenhouse', 'JSON')");
+    await k.advance(5000);
+    expect(k.errors).toEqual([]);
+    expect(k.out.filter((l) => / set; /.test(l))).toEqual(['service.apiKey set; save() to apply', 'device.greenhouse set; save() to apply']);
+    expect(k.out.join('\n')).not.toContain('k3y0123456789abcdef0123456789abcd');
+    expect(k.out.join('\n')).not.toContain('account-pass');
+    expect(k.callbackErrors).toEqual([]);
+  });
+
   it('refuses a command whose cold module would not fit, in one line, and changes nothing', async () => {
     const files = await checkedFiles();
     // 140 KB used of 184 KB: 44 KB free (this config's agent keeps no heap floor).

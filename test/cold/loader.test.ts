@@ -158,6 +158,14 @@ describe('a module that would not fit the heap', () => {
     expect(p.reads - reads).toBeLessThanOrEqual(2);
   });
 
+  it('asks for the room of a module whose work outlives the call, or of one done when it returns', () => {
+    const asked: boolean[] = [];
+    const cold = createColdLoader({ program: area(bytes), build: built.build, shared: sharedTable, room: (lasting) => (asked.push(lasting), undefined) });
+    expect(cold.load('help').ok).toBe(true);
+    expect(cold.load('help', true).ok).toBe(true);
+    expect(asked).toEqual([false, true]);
+  });
+
   it('loads when the room is there, or when the platform cannot tell', () => {
     const help = built.cold.find((c) => c.name === 'help')!;
     expect(createColdLoader({ program: area(bytes), build: built.build, shared: sharedTable, room: () => Math.ceil(COLD_HEAP_PER_BYTE * help.bytes) }).load<unknown>('help').ok).toBe(true);

@@ -525,7 +525,7 @@ describe('provision()', () => {
     const b = board.boot();
     expect(b.rt.mode()).toBe('console-only');
     b.cmd.provision!('field@example.com', 'hunter2-secret', 'greenhouse', 'JSON');
-    await until(() => b.out().some((l) => l.startsWith('provision: type save()') || b.p.errors.some((e) => e.startsWith('provision:'))), 'provisioning');
+    await until(() => b.out().some((l) => l.startsWith('device.greenhouse set') || b.p.errors.length > 0), 'provisioning');
     expect(b.p.errors).toEqual([]);
     const pending = b.rt.pending();
     const dev = pending.devices[0]!;
@@ -536,8 +536,9 @@ describe('provision()', () => {
     expect(provLines).toEqual([
       'provision: creating JSON device greenhouse for field@example.com',
       'provision: device ' + dev.deviceId + ' (JSON, sensors temp,light,door), API key ' + pending.service.apiKey.slice(0, 4) + '…(32)',
-      'provision: type save() to start delivering to it',
     ]);
+    // set() made both once provision() was done: on the board they are two cold modules, never on the heap together.
+    expect(b.out().filter((l) => / set; /.test(l))).toEqual(['service.apiKey set; save() to apply', 'device.greenhouse set; save() to apply']);
     expect(b.out().join('\n')).not.toContain(pending.service.apiKey);
     expect(said(b, () => b.cmd.save!())).toEqual(['saved; agent running']);
     const before = service.writes.length;
@@ -557,10 +558,10 @@ describe('provision()', () => {
     board.save(unprovisioned(service.svc.url));
     const b = board.boot();
     b.cmd.provision!('two@example.com', 'pw-two-devices', 'first', 'Value');
-    await until(() => b.out().filter((l) => l.startsWith('provision: type save()')).length === 1, 'the first device');
+    await until(() => b.out().some((l) => l.startsWith('device.first set')), 'the first device');
     const key = b.rt.pending().service.apiKey;
     b.cmd.provision!('two@example.com', 'pw-two-devices', 'second', 'XML');
-    await until(() => b.out().filter((l) => l.startsWith('provision: type save()')).length === 2, 'the second device');
+    await until(() => b.out().some((l) => l.startsWith('device.second set')), 'the second device');
     const pending = b.rt.pending();
     expect(pending.service.apiKey).toBe(key);
     expect(pending.devices.map((d) => [d.name, d.format, d.sensors])).toEqual([
@@ -575,7 +576,7 @@ describe('provision()', () => {
     board.save(unprovisioned(service.svc.url));
     const b = board.boot();
     b.cmd.provision!('same@example.com', 'first-password', 'one', 'Value');
-    await until(() => b.out().some((l) => l.startsWith('provision: type save()')), 'the first device');
+    await until(() => b.out().some((l) => l.startsWith('device.one set')), 'the first device');
     b.cmd.set!('service.apiKey', '');
     b.cmd.provision!('same@example.com', 'wrong-password', 'two', 'Value');
     await until(() => b.p.errors.length > 0, 'the refusal');
