@@ -379,7 +379,9 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     why = 'checking the saved configuration; the agent starts after a restart';
   } else if (!loaded.errors.length) {
     startAgent();
-    state.record('running');
+    // Not for a boot that stays console-only (nothing configured yet): the
+    // next boot would read 'running', and it cost a flash write for nothing.
+    if (mode === 'running') state.record('running');
   } else {
     why = 'saved configuration invalid (see the errors above); fix with set() and save()';
   }

@@ -22,6 +22,8 @@ describe('boot without a usable configuration', () => {
     expect(b.out()).toContain('agent: console only: not configured: set wifi.ssid, service.url, service.apiKey, device.<name>');
     expect(b.out()).toContain("type help() for the commands, e.g. set('wifi.ssid', 'my-net')");
     expect(b.p.errors).toEqual([]);
+    // It says it is booting, not running: the boot writes state.json once, no more.
+    expect(stateJson(board)).toMatchObject({ state: 'booting' });
     await b.run(120000);
     expect(b.rt.agent()).toBeUndefined();
     // The outbox is the agent's: not opened on a boot that does not run it.
