@@ -51,12 +51,10 @@ export const COLD_HEAD_MAX: number = K.HeadMax;
 export type ColdResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
 export interface ColdLoader {
-  /**
-   * The module's default export, freshly evaluated; drop it when done.
-   * `lasting`: what it runs outlives the call (a request to the service), so
-   * its code stays on the heap while the agent goes on with its own work.
-   */
-  load<T>(name: string, lasting?: boolean): ColdResult<T>;
+  /** The module's default export, freshly evaluated; drop it when done. */
+  load<T>(name: string): ColdResult<T>;
+  /** Why the module would not load now (not there, or not enough heap), or undefined when it would. */
+  fits(this: void, name: string): string | undefined;
   /** The resident program's message `i` (scripts/messages.ts), or "#i" when the messages cannot be read. */
   message(this: void, i: number): string;
   /** Why the messages cannot be read, or undefined when they can (the first call checks them). */
@@ -80,20 +78,26 @@ export const COLD_HEAP_PER_BYTE: number = K.HeapPerByte;
  * the board). heapUsed counts garbage not collected yet, up to about 1/32 of
  * the heap (5.7 KB on the Pico W), so a figure read at any moment makes a
  * command that would fit look too big. The engine collects once that much
- * has been allocated since the last collection: reading the figure again and
- * again makes the garbage, and the first drop is the live set.
+ * has been allocated since the last collection and the objects made since
+ * the last one are 1/16 of all there are: empty objects (16 B each) make
+ * that garbage, a read after every 15 of them (64 B) sees the drop, and the
+ * first drop is the live set. Measured: reads alone took 8.7 KB of garbage
+ * to bring a collection on while a cold module loaded.
  */
 export function freeAfterCollection(read: () => { heapTotal: number; heapUsed: number } | undefined): number | undefined {
   const m = read();
   if (!m) return undefined;
   let last = m.heapUsed;
+  let g: unknown;
   for (let i = 0; i < (K.CollectReads as number); i++) {
+    for (let j = 0; j < 15; j++) g = {};
     const n = read();
     if (!n) break;
     if (n.heapUsed < last) return m.heapTotal - n.heapUsed;
     last = n.heapUsed;
   }
-  return m.heapTotal - last;
+  // g is read, so no minifier may drop the objects as unused.
+  return g === m ? 0 : m.heapTotal - last;
 }
 
 /**
@@ -106,12 +110,11 @@ export function createColdLoader(o: {
   /** Made for each load and let go after it (src/shared.ts). */
   shared: () => Shared;
   /**
-   * Free heap now, in bytes (undefined: unknown), for a module that is done
-   * when its call returns or, with `lasting`, one whose work outlives the
-   * call. Running out of heap is not an exception on the device: the engine
-   * stops. A module that would not fit is refused instead, in one line.
+   * Free heap now, in bytes (undefined: unknown). Running out of heap is not
+   * an exception on the device: the engine stops. A module that would not
+   * fit is refused instead, in one line.
    */
-  room?: (lasting: boolean) => number | undefined;
+  room?: () => number | undefined;
 }): ColdLoader {
   let base = -1;
 
@@ -188,6 +191,22 @@ export function createColdLoader(o: {
     return (msgError = undefined);
   }
 
+  /** Where the module is, once it is known to fit now; else the one-line reason. */
+  function where(name: string): number[] | string {
+    const at = find(name);
+    if (!at.ok) return 'cold code ' + name + ': ' + at.error;
+    const need = Math.ceil(K.HeapPerByte * (at.value[1] as number));
+    const room = o.room ? o.room() : undefined;
+    if (room !== undefined && room < need) {
+      return 'cold code ' + name + ': not enough free heap now (' + room + ' B free, about ' + need + ' B needed); try again in a minute, or after maintenance(), which boots without the agent';
+    }
+    return at.value;
+  }
+  function fits(name: string): string | undefined {
+    const at = where(name);
+    return typeof at === 'string' ? at : undefined;
+  }
+
   return {
     messagesError,
     message(i: number): string {
@@ -205,18 +224,14 @@ export function createColdLoader(o: {
         return '#' + i;
       }
     },
-    load<T>(name: string, lasting?: boolean): ColdResult<T> {
-      const at = find(name);
-      if (!at.ok) return { ok: false, error: 'cold code ' + name + ': ' + at.error };
-      const need = Math.ceil(K.HeapPerByte * (at.value[1] as number));
-      const room = o.room ? o.room(!!lasting) : undefined;
-      if (room !== undefined && room < need) {
-        return { ok: false, error: 'cold code ' + name + ': not enough free heap now (' + room + ' B free, about ' + need + ' B needed); try again in a minute, or after maintenance(), which boots without the agent' };
-      }
+    fits,
+    load<T>(name: string): ColdResult<T> {
+      const at = where(name);
+      if (typeof at === 'string') return { ok: false, error: at };
       let got: [string, unknown] | undefined;
       let make: unknown;
       try {
-        got = text(at.value);
+        got = text(at);
         if (got === undefined) return { ok: false, error: 'cold code ' + name + ': corrupt on flash (CRC)' + K.Reflash };
         // Indirect eval: global scope, nothing of this closure visible to it.
         make = (0, eval)(got[0]);

@@ -19,16 +19,17 @@ try {
   const p = createKalumaPlatform();
   // Set once booted; the checker is loaded during the boot, before that.
   const held: { rt?: Runtime } = {};
-  // Free heap for cold code: what is free now, less, for a command whose
-  // work outlives its call (test(), provision(): requests to the service),
-  // what a running agent keeps for its own requests (agent.heapFloorBytes),
-  // which go on meanwhile. A command that is done when it returns runs
-  // while nothing else can: its code is garbage before the agent's next
-  // request, and the engine collects it when that request needs the room.
-  const room = (lasting: boolean): number | undefined => {
+  // Free heap for cold code: what is free now, less what a running agent
+  // keeps for its own requests (agent.heapFloorBytes), which may be under
+  // way while a command loads. Kept for every command, even one done when
+  // it returns: free is not free in one piece. Measured on the device's
+  // engine: with the reserve left out, the second set() on a running agent
+  // found 56 KB free and died reading its 15 KB module (no block that big
+  // was left between what the first one and the agent had used).
+  const room = (): number | undefined => {
     const free = freeAfterCollection(() => p.system.memory());
     const rt = held.rt;
-    const a = lasting && rt && rt.agent() ? rt.config().agent.heapFloorBytes : 0;
+    const a = rt && rt.agent() ? rt.config().agent.heapFloorBytes : 0;
     return free === undefined ? undefined : free - a;
   };
   const cold = createColdLoader({ program: p.program, build: __BUILD__, shared: sharedTable, room });

@@ -381,7 +381,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     startAgent();
     // Not for a boot that stays console-only (nothing configured yet): the
     // next boot would read 'running', and it cost a flash write for nothing.
-    if (mode === 'running') state.record('running');
+    if (rt.mode() === 'running') state.record('running');
   } else {
     why = 'saved configuration invalid (see the errors above); fix with set() and save()';
   }

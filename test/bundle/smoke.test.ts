@@ -362,26 +362,20 @@ describe('the device bundle with little heap to spare', () => {
     return new Map([['/config.json', new TextEncoder().encode(JSON.stringify(toSaved(cfg)))]]);
   };
 
-  it("lets a command that is done when it returns use the heap the agent keeps for its requests, but not one that waits on the service", async () => {
+  it('refuses provision() before it makes anything at the service when set() could not follow it', async () => {
     const files = await checkedFiles(floored());
-    // Free: what set()'s module needs, and less than that beside the agent's 16 KB floor.
-    const needSet = Math.ceil(3.5 * coldBytes('config'));
-    const k = createKalumaSim({ files, program: stored(), heapUsed: 184312 - needSet - 512 });
+    const service = httpPeer(() => 'HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nValue updated');
+    // Room for provision()'s module beside the agent's 16 KB floor, not for set()'s.
+    const free = Math.ceil(3.5 * coldBytes('provision')) + 16384 + 512;
+    expect(free).toBeLessThan(Math.ceil(3.5 * coldBytes('config')) + 16384);
+    const k = createKalumaSim({ files, program: stored(), heapUsed: 184312 - free, peer: service });
     k.run(bundle);
     await k.advance(5000);
-    expect(k.requests.length).toBeGreaterThan(0);
-    k.run("set('agent.requestTimeoutMs', 9000)");
-    expect(k.errors).toEqual([]);
-    expect(k.out.some((l) => l.includes('agent.requestTimeoutMs'))).toBe(true);
-    // test() waits on the service while the agent goes on: it needs its module and the floor.
-    const needTest = Math.ceil(3.5 * coldBytes('test'));
-    const t = createKalumaSim({ files, program: stored(), heapUsed: 184312 - needTest - 16384 + 512 });
-    t.run(bundle);
-    await t.advance(5000);
-    t.run('test()');
-    expect(t.errors).toEqual([expect.stringMatching(/^test\(\): cold code test: not enough free heap now \(\d+ B free, about \d+ B needed\)/)]);
-    await t.advance(30000);
-    expect(t.callbackErrors).toEqual([]);
+    k.run("provision('me@example.com', 'account-pass', 'greenhouse', 'JSON')");
+    await k.advance(5000);
+    expect(k.errors).toEqual([expect.stringMatching(/^provision\(\): set\(\) could not follow: cold code config: not enough free heap now \(\d+ B free, about \d+ B needed\)/)]);
+    expect(service.requests.filter((r) => /generateapikey|createuserdevice/.test(r))).toEqual([]);
+    expect(k.callbackErrors).toEqual([]);
   });
 
   it('provisions a device beside a running agent: provision() hands its settings to set(), whose module loads once its own is let go', async () => {
@@ -390,8 +384,8 @@ describe('the device bundle with little heap to spare', () => {
       const body = req.includes('/generateapikey/') ? '{"APIKey":"k3y0123456789abcdef0123456789abcd"}' : req.includes('/createuserdevice/') ? '{"DeviceID":4,"DevicePIN":4444}' : 'Value updated';
       return 'HTTP/1.1 200 OK\r\nContent-Length: ' + body.length + '\r\n\r\n' + body;
     });
-    // Room for each module in turn (provision beside the agent's floor), not for both at once.
-    const free = Math.max(Math.ceil(3.5 * coldBytes('config')), Math.ceil(3.5 * coldBytes('provision')) + 16384) + 512;
+    // Room for each module in turn beside the agent's 16 KB floor, not for both at once.
+    const free = Math.ceil(3.5 * Math.max(coldBytes('config'), coldBytes('provision'))) + 16384 + 512;
     expect(free).toBeLessThan(Math.ceil(3.5 * (coldBytes('config') + coldBytes('provision'))) + 16384);
     const k = createKalumaSim({ files, program: stored(), heapUsed: 184312 - free, peer: service });
     k.run(bundle);

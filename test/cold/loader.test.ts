@@ -158,12 +158,16 @@ describe('a module that would not fit the heap', () => {
     expect(p.reads - reads).toBeLessThanOrEqual(2);
   });
 
-  it('asks for the room of a module whose work outlives the call, or of one done when it returns', () => {
-    const asked: boolean[] = [];
-    const cold = createColdLoader({ program: area(bytes), build: built.build, shared: sharedTable, room: (lasting) => (asked.push(lasting), undefined) });
-    expect(cold.load('help').ok).toBe(true);
-    expect(cold.load('help', true).ok).toBe(true);
-    expect(asked).toEqual([false, true]);
+  it('tells whether a module would load now, without reading or evaluating it', () => {
+    const p = area(bytes);
+    const help = built.cold.find((c) => c.name === 'help')!;
+    const need = Math.ceil(COLD_HEAP_PER_BYTE * help.bytes);
+    let room = need;
+    const cold = createColdLoader({ program: p, build: built.build, shared: sharedTable, room: () => room });
+    expect(cold.fits('help')).toBeUndefined();
+    room = need - 1;
+    expect(cold.fits('help')).toBe(`cold code help: not enough free heap now (${need - 1} B free, about ${need} B needed); try again in a minute, or after maintenance(), which boots without the agent`);
+    expect(cold.fits('nothing')).toBe('cold code nothing: build ' + built.build + ' has no module nothing');
   });
 
   it('loads when the room is there, or when the platform cannot tell', () => {
