@@ -239,7 +239,8 @@ export async function engineHeap(): Promise<Row[]> {
     const end = marks[marks.length - 1];
     const mBefore = r.mems[0];
     const mAfter = r.mems.length > 1 ? r.mems[r.mems.length - 1] : undefined;
-    const said = (cmd: string): string[] => (out.match(new RegExp(cmd + ': [^\\r\\n]*', 'g')) ?? []).map((l) => l.trim());
+    // A command's own lines ("test: ...") and its refusals ("provision(): ...").
+    const said = (cmd: string): string[] => (out.match(new RegExp(cmd + '(?:\\(\\))?: [^\\r\\n]*', 'g')) ?? []).map((l) => l.trim());
     const test = said('test').filter((l) => !/: writing /.test(l)).pop() ?? 'test(): no answer';
     const prov = said('provision').filter((l) => !/: (creating|type save)/.test(l))[0] ?? 'provision(): no answer';
     const result = !end || !mAfter || !mBefore
