@@ -6,7 +6,6 @@ import { createColdLoader, freeAfterCollection } from './cold';
 import type { ConfigCodec } from './config/store';
 import { exposeCommands } from './console/stubs';
 import { createKalumaPlatform } from './ports/kaluma/index';
-import { nextTurn } from './ports/kaluma/time';
 import { boot } from './runtime';
 import type { Runtime } from './runtime';
 import { sharedTable } from './shared';
@@ -51,27 +50,8 @@ try {
     const m = cold.load<ConfigCodec>('check');
     return m.ok ? m.value : m.error;
   };
-  const start = (): void => {
-    try {
-      held.rt = boot(p, { codec, checker: __CHECKER__ });
-      exposeCommands(held.rt, cold);
-    } catch (e) {
-      console.error('boot failed: ' + String(e) + '; the console is still up');
-    }
-  };
-  // A board with no config has no agent to run: it boots once this top
-  // level has returned, when the program's top-level code and the agent's
-  // part (let go as soon as the boot finds no config) can be collected
-  // before the console's state is built. Measured on the device's engine:
-  // the boot's peak 101.9 -> 93.8 KB, its live set +1.9 KB (76.4 KB; why
-  // more stays is not known). A configured board boots here: the same
-  // +1.9 KB would be on its running floor. The loop runs the boot before
-  // it reads the next console line; the watchdog a previous program may
-  // have left armed is fed first.
-  if (p.files.size('config.json') === undefined) {
-    p.watchdog.keepAlive();
-    nextTurn(start);
-  } else start();
+  held.rt = boot(p, { codec, checker: __CHECKER__ });
+  exposeCommands(held.rt, cold);
 } catch (e) {
   console.error('boot failed: ' + String(e) + '; the console is still up');
 }
