@@ -87,6 +87,15 @@ async function fit(engine: string, big: string | undefined, o: BoardOptions): Pr
 /** raw / minus the stand-in's live set, and the share of the Pico W heap of the latter. */
 const both = (raw: number, s: number): string => `${kb(raw)} raw, ${kb(raw - s)} minus stand-in (${share(raw - s)})`;
 
+/**
+ * A peak, and where it ends among the engine's collection steps on the Pico
+ * W's heap: the limit that brings a collection on moves in steps of heap/32
+ * (5,759 B), and one runs at a limit only once enough of the objects are
+ * new, so a peak ends just under a whole number of steps of the raw heap.
+ */
+const peakOf = (raw: number, s: number): string => `${both(raw, s)}, ${(raw / GC_STEP).toFixed(1)} steps of ${GC_STEP} B`;
+const GC_STEP = Math.floor(184312 / 32);
+
 export async function engineHeap(): Promise<Row[]> {
   const engine = enginePath();
   if (!engine) {
@@ -137,7 +146,7 @@ export async function engineHeap(): Promise<Row[]> {
     const probe = minFloor(r.marks.slice(1));
     row(
       'boot, no configuration: live once the console is up / peak while parsed and booted',
-      m ? `live ${both(m.occupied, S)}; peak ${both(m.peak, S)}` : 'no figure: ' + death(r),
+      m ? `live ${both(m.occupied, S)}; peak ${peakOf(m.peak, S)}` : 'no figure: ' + death(r),
       `${boot.note || engineName(r)}; bundle ${r.bundleBytes} B, no /config.json; live = .gc/.mem 5 s after start (probe floor ${probe} B); peak = heapPeak, reached while the program is parsed and booted; ${standInNote}`,
     );
   }
@@ -185,11 +194,11 @@ export async function engineHeap(): Promise<Row[]> {
     const resetAt = out.slice(back).match(/watchdog: not feeding \(([^)]*)\)/);
     const peak = !end || end.boot !== backBoot
       ? lastOfBack
-        ? `${both(lastOfBack.peak, S)} (the drain's boot, until a reset${resetAt ? ' by the health check: ' + resetAt[1] : ''}; the next boot finished the drain)`
+        ? `${peakOf(lastOfBack.peak, S)} (the drain's boot, until a reset${resetAt ? ' by the health check: ' + resetAt[1] : ''}; the next boot finished the drain)`
         : 'no figure (a reset during the drain)'
       : before.length
-        ? end.peak > pBefore ? `${both(end.peak, S)} (heapPeak rose from ${kb(pBefore)})` : `≤ ${both(pBefore, S)} (heapPeak did not rise during the drain)`
-        : `${both(end.peak, S)} (heapPeak of a boot that began as the AP came back; a boot alone peaks at ${kb(bootAlone)})`;
+        ? end.peak > pBefore ? `${peakOf(end.peak, S)} (heapPeak rose from ${kb(pBefore)})` : `≤ ${peakOf(pBefore, S)} (heapPeak did not rise during the drain)`
+        : `${peakOf(end.peak, S)} (heapPeak of a boot that began as the AP came back; a boot alone peaks at ${kb(bootAlone)})`;
     const floorBefore = minFloor(allBefore.slice(-5));
     const result = !end || back < 0
       ? 'no figure: ' + (r.died ? death(r) : 'the outage did not end in time')
@@ -245,7 +254,7 @@ export async function engineHeap(): Promise<Row[]> {
     const prov = said('provision').filter((l) => !/: (creating|type save)/.test(l))[0] ?? 'provision(): no answer';
     const result = !end || !mAfter || !mBefore
       ? 'no figure: ' + (r.died ? death(r) : 'the session did not finish')
-      : (end.peak > peakBefore ? `peak ${both(end.peak, S)} (heapPeak rose from ${kb(peakBefore)} in the session)` : `peak ≤ ${both(peakBefore, S)} (heapPeak, boot and running included, did not rise in the session)`) + '; ' +
+      : (end.peak > peakBefore ? `peak ${peakOf(end.peak, S)} (heapPeak rose from ${kb(peakBefore)} in the session)` : `peak ≤ ${peakOf(peakBefore, S)} (heapPeak, boot and running included, did not rise in the session)`) + '; ' +
         `live after ${mAfter.occupied} B vs ${mBefore.occupied} B running before (${mAfter.occupied - mBefore.occupied >= 0 ? '+' : ''}${mAfter.occupied - mBefore.occupied} B); probe floor after ${minFloor(post)} B vs ${minFloor(pre)} B before; ` +
         `${(out.match(/not enough free heap now/g) ?? []).length} command(s) refused for heap; save() ${/saved; agent /.test(out) ? 'saved' : 'did NOT save'}`;
     row(
@@ -286,7 +295,7 @@ export async function engineHeap(): Promise<Row[]> {
       'console session without an agent: help(), help(\'keys\'), config(), five set(), save(), status()',
       !end || !mAfter || !mBefore
         ? 'no figure: ' + (r.died ? death(r) : 'the session did not finish')
-        : `peak ${both(Math.max(end.peak, peakBefore), S)}; live after ${mAfter.occupied} B vs ${mBefore.occupied} B before (${mAfter.occupied - mBefore.occupied >= 0 ? '+' : ''}${mAfter.occupied - mBefore.occupied} B); ${refused} command(s) refused for heap; save() ${saved ? 'saved' : 'did NOT save'}`,
+        : `peak ${peakOf(Math.max(end.peak, peakBefore), S)}; live after ${mAfter.occupied} B vs ${mBefore.occupied} B before (${mAfter.occupied - mBefore.occupied >= 0 ? '+' : ''}${mAfter.occupied - mBefore.occupied} B); ${refused} command(s) refused for heap; save() ${saved ? 'saved' : 'did NOT save'}`,
       `${idle.note || engineName(r)}; no /config.json (as after maintenance() the agent does not run); lines typed at Kaluma's REPL ${gapMs / 1000} s apart from ${startMs / 1000} s; ${standInNote}`,
     );
   }
@@ -309,7 +318,7 @@ export async function engineHeap(): Promise<Row[]> {
     const m = lastMem(r);
     const result = !end
       ? 'no figure: ' + death(r)
-: `peak ${both(end.peak, S)}${end.peak > bootPeak ? '' : ' (= the boot peak: the loop stayed below it)'}; first boot after flash.sh --config (checks the config.json with cold code, then restarts into the agent): peak ${both(firstPeak, S)}; post-GC floor ${at10} B at 10 % → ${at50} B at 50 % → ${at100} B at 100 %: growth ${at100 - at10 >= 0 ? '+' : ''}${at100 - at10} B over ${N} writes; live at the end ${m ? both(m.occupied, S) : '?'}`;
+: `peak ${peakOf(end.peak, S)}${end.peak > bootPeak ? '' : ' (= the boot peak: the loop stayed below it)'}; first boot after flash.sh --config (checks the config.json with cold code, then restarts into the agent): peak ${peakOf(firstPeak, S)}; post-GC floor ${at10} B at 10 % → ${at50} B at 50 % → ${at100} B at 100 %: growth ${at100 - at10 >= 0 ? '+' : ''}${at100 - at10} B over ${N} writes; live at the end ${m ? both(m.occupied, S) : '?'}`;
     row(
       `reference config, sampling every 1,000 ms, ${nWrites} writes`,
       result,
