@@ -64,12 +64,16 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
   const okPath = base + '.ok';
   const lkgPath = base + '.lkg.json';
   const { files } = o;
-  /** The saved text of the configuration last loaded or saved: what a last-known-good copy keeps. */
-  let current: string | undefined;
+  // Which saved text is the running one: 0 none, then one more for each text
+  // loaded or saved. The text itself stays on flash (config.json) until a
+  // last-known-good copy needs it: kept in RAM it was 0.7 KB of every
+  // running agent's heap for one write per change.
+  let current = 0;
+  let made = 0;
 
-  /** The configuration (and saved text) last known to be the last-known-good copy on flash. */
+  /** The configuration (and which saved text) last known to be the last-known-good copy on flash. */
   let lkgOf: AgentConfig | undefined;
-  let lkgSaved: string | undefined;
+  let lkgSaved = 0;
 
   // Helpers used once are written in place, and (e instanceof Error ?
   // e.message : String(e)) and TextEncoder are too: a function each would be
@@ -103,7 +107,7 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
   /** Writes both files for `config`, whose saved form is `text`. */
   const store = (text: string, config: AgentConfig): string | undefined => {
     const e = writeAtomic(path, text) || writeOk(new TextEncoder().encode(text), config);
-    if (!e) current = text;
+    if (!e) current = ++made;
     return e;
   };
 
@@ -153,7 +157,7 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
             } else if (r) for (const e of r.errors) errors.push(e);
           }
         }
-        if (config) current = text;
+        if (config) current = ++made;
       }
       const source = config ? 'file' : 'defaults';
       if (o.log) {
@@ -174,8 +178,16 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
       // Asked after every delivery: once this configuration is known to be
       // on flash, nothing is made again (the copy and its comparison took
       // ~12 KB of heap at once on the device's engine, per delivery).
-      if (current === undefined || (c === lkgOf && current === lkgSaved)) return undefined;
-      const s = JSON.stringify({ saved: current, config: c });
+      if (!current || (c === lkgOf && current === lkgSaved)) return undefined;
+      let saved: string | undefined;
+      try {
+        const b = files.read(path);
+        saved = b && decodeUtf8(b);
+      } catch {
+        saved = undefined;
+      }
+      if (saved === undefined) return path + ': unreadable; no last-known-good copy made';
+      const s = JSON.stringify({ saved, config: c });
       // True when the file holds exactly the UTF-8 of `s`: read a window at
       // a time, no copy of either.
       let same = false;

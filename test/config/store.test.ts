@@ -201,6 +201,20 @@ describe('last known good', () => {
     expect(store.loadLastKnownGood()).toEqual(sample());
   });
 
+  it('copies the saved text from flash when it is made, and makes none when that text cannot be read', () => {
+    const files = createMemoryFileStore();
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
+    store.save(sample());
+    const text = new TextDecoder().decode(files.contents('config.json'));
+    expect(store.saveLastKnownGood(sample())).toBeUndefined();
+    expect(JSON.parse(new TextDecoder().decode(files.contents('config.lkg.json'))).saved).toBe(text);
+    // The running text is not kept in RAM: gone from flash, the copy cannot be made.
+    store.save(sample({ board: 'pico2-w' }));
+    files.remove('config.json');
+    expect(store.saveLastKnownGood(sample({ board: 'pico2-w' }))).toBe('config.json: unreadable; no last-known-good copy made');
+    expect(store.loadLastKnownGood()).toEqual(sample());
+  });
+
   it('writes only when it differs from the stored copy', () => {
     const files = createMemoryFileStore();
     const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
