@@ -64,12 +64,11 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
   const okPath = base + '.ok';
   const lkgPath = base + '.lkg.json';
   const { files } = o;
-  // Which saved text is the running one: 0 none, then one more for each text
+  // Which saved text is the running one: 0 none, one more for each text
   // loaded or saved. The text itself stays on flash (config.json) until a
   // last-known-good copy needs it: kept in RAM it was 0.7 KB of every
   // running agent's heap for one write per change.
   let current = 0;
-  let made = 0;
 
   /** The configuration (and which saved text) last known to be the last-known-good copy on flash. */
   let lkgOf: AgentConfig | undefined;
@@ -107,7 +106,7 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
   /** Writes both files for `config`, whose saved form is `text`. */
   const store = (text: string, config: AgentConfig): string | undefined => {
     const e = writeAtomic(path, text) || writeOk(new TextEncoder().encode(text), config);
-    if (!e) current = ++made;
+    if (!e) current++;
     return e;
   };
 
@@ -157,7 +156,7 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
             } else if (r) for (const e of r.errors) errors.push(e);
           }
         }
-        if (config) current = ++made;
+        if (config) current++;
       }
       const source = config ? 'file' : 'defaults';
       if (o.log) {
