@@ -94,7 +94,7 @@ const both = (raw: number, s: number): string => `${kb(raw)} raw, ${kb(raw - s)}
  * new, so a peak ends just under a whole number of steps of the raw heap.
  */
 const peakOf = (raw: number, s: number): string => `${both(raw, s)}, ${(raw / GC_STEP).toFixed(1)} steps of ${GC_STEP} B`;
-const GC_STEP = Math.floor(184312 / 32);
+const GC_STEP = Math.floor(PICO_HEAP / 32);
 
 export async function engineHeap(): Promise<Row[]> {
   const engine = enginePath();
@@ -251,7 +251,7 @@ export async function engineHeap(): Promise<Row[]> {
     // A command's own lines ("test: ...") and its refusals ("provision(): ...").
     const said = (cmd: string): string[] => (out.match(new RegExp(cmd + '(?:\\(\\))?: [^\\r\\n]*', 'g')) ?? []).map((l) => l.trim());
     const test = said('test').filter((l) => !/: writing /.test(l)).pop() ?? 'test(): no answer';
-    const prov = said('provision').filter((l) => !/: (creating|type save)/.test(l))[0] ?? 'provision(): no answer';
+    const prov = said('provision').filter((l) => !/: creating /.test(l))[0] ?? 'provision(): no answer';
     const result = !end || !mAfter || !mBefore
       ? 'no figure: ' + (r.died ? death(r) : 'the session did not finish')
       : (end.peak > peakBefore ? `peak ${peakOf(end.peak, S)} (heapPeak rose from ${kb(peakBefore)} in the session)` : `peak ≤ ${peakOf(peakBefore, S)} (heapPeak, boot and running included, did not rise in the session)`) + '; ' +

@@ -21,9 +21,11 @@ beforeAll(async () => {
 /** The bundle as `.flash -w` stores it in the program area, where its cold code is read from. */
 const stored = (): Uint8Array => new TextEncoder().encode(bundle);
 
-function configured(): Map<string, Uint8Array> {
+/** The test config as flash.sh --config stores it; `edit` changes it first (the watchdog is on unless it says otherwise). */
+function configured(edit?: (c: ReturnType<typeof testConfig>) => void): Map<string, Uint8Array> {
   const cfg = testConfig('http://192.168.1.10:8080');
   cfg.agent.watchdog = true;
+  if (edit) edit(cfg);
   return new Map([['/config.json', new TextEncoder().encode(JSON.stringify(toSaved(cfg)))]]);
 }
 
@@ -356,11 +358,11 @@ describe('the device bundle with little heap to spare', () => {
     const f = head.split(' ').find((x) => x.startsWith(name + ':'))!.split(':');
     return Number(f[2]);
   };
-  const floored = (): Map<string, Uint8Array> => {
-    const cfg = testConfig('http://192.168.1.10:8080');
-    cfg.agent.heapFloorBytes = 16384;
-    return new Map([['/config.json', new TextEncoder().encode(JSON.stringify(toSaved(cfg)))]]);
-  };
+  const floored = (): Map<string, Uint8Array> =>
+    configured((c) => {
+      c.agent.watchdog = false;
+      c.agent.heapFloorBytes = 16384;
+    });
 
   it('refuses provision() before it makes anything at the service when set() could not follow it', async () => {
     const files = await checkedFiles(floored());
