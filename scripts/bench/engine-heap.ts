@@ -89,12 +89,15 @@ const both = (raw: number, s: number): string => `${kb(raw)} raw, ${kb(raw - s)}
 
 /**
  * A peak, and where it ends among the engine's collection steps on the Pico
- * W's heap: the limit that brings a collection on moves in steps of heap/32
- * (5,759 B), and one runs at a limit only once enough of the objects are
- * new, so a peak ends just under a whole number of steps of the raw heap.
+ * W's heap. The limit that brings a collection on is always the next
+ * multiple of the step above heapUsed; the step is the heap's configured
+ * size / 32, at most 8 KB (the configured size is heapTotal + 8: the
+ * engine's heap header), 5,760 B on the Pico W. A collection runs at a
+ * limit only once the objects made since the last one are 1/16 of all
+ * there are, so a peak ends just under a whole number of steps.
  */
 const peakOf = (raw: number, s: number): string => `${both(raw, s)}, ${(raw / GC_STEP).toFixed(1)} steps of ${GC_STEP} B`;
-const GC_STEP = Math.floor(PICO_HEAP / 32);
+const GC_STEP = Math.min(Math.floor((PICO_HEAP + 8) / 32), 8192);
 
 export async function engineHeap(): Promise<Row[]> {
   const engine = enginePath();
