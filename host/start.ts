@@ -156,7 +156,7 @@ async function main(): Promise<void> {
       codec,
       checker: built.checker,
       onDelivered: (d) => {
-        const body = d.count > 1 ? `${d.count} readings` : d.body;
+        const body = d.count > 1 ? `${d.count} readings` : d.body || '';
         console.log(`${clock()}  delivered  ${d.device.padEnd(9)} seq ${String(d.lastSeq).padStart(4)}  HTTP ${d.status}  ${body.slice(0, 90)}`);
       },
     });

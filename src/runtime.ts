@@ -253,6 +253,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     }
     const made = code.createAgent({
       p, config, queue: outbox, bootId: state.bootId,
+      keepBody: !!hooks.onDelivered,
       onDelivered: (d) => {
         everDelivered = true;
         if (led) led.pulse();

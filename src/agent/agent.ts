@@ -63,6 +63,8 @@ export function createAgent(o: {
   writer?: Writer;
   onSample?: (e: SampleEvent) => void;
   onDelivered?: (d: Delivery) => void;
+  /** Each Delivery carries its body (see Uplink's keepBody). */
+  keepBody?: boolean;
 }): AgentResult {
   const { p, config } = o;
   const lim = config.agent;
@@ -125,6 +127,7 @@ export function createAgent(o: {
       return free < lim.heapFloorBytes ? 'free heap ' + free + ' B is below the floor of ' + lim.heapFloorBytes + ' B; request postponed' : undefined;
     },
     onDelivered: o.onDelivered,
+    keepBody: o.keepBody,
   });
   const assembler = createAssembler({
     devices: config.devices, queue: o.queue, clock: p.clock, timers: p.timers, time, bootId: o.bootId, log: p.log,

@@ -127,8 +127,8 @@ describe('agent data path', () => {
     const queue = createMemoryOutbox({ maxRecords: 10000 });
     let failing = true;
     const fw = createFakeWriter(() => (failing ? { kind: 'retry', reason: 'down', bytesSent: 0 } : { kind: 'ok', status: 200, bytesSent: 0 }));
-    const got: { device: string; count: number; lastSeq: number; body: string; status: number }[] = [];
-    const made = createAgent({ p, config: cfg, queue, bootId: 1, writer: fw.writer, onDelivered: (d) => got.push(d) });
+    const got: { device: string; count: number; lastSeq: number; body?: string; status: number }[] = [];
+    const made = createAgent({ p, config: cfg, queue, bootId: 1, writer: fw.writer, keepBody: true, onDelivered: (d) => got.push(d) });
     if (!made.ok) throw new Error(made.error);
     made.agent.start();
     await time.advance(65000);
@@ -136,10 +136,32 @@ describe('agent data path', () => {
     await time.advance(300000);
     made.agent.stop();
     expect(got[0]).toEqual({ device: cfg.devices[0]!.name, count: 5, lastSeq: 5, body: fw.delivered[0]!.body, status: 200 });
-    expect((JSON.parse(got[0]!.body) as { seq: number }[]).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect((JSON.parse(got[0]!.body!) as { seq: number }[]).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
     const single = got.find((d) => d.count === 1);
     expect(single).toBeDefined();
-    expect(seqOf(single!.body)).toBe(single!.lastSeq);
+    expect(seqOf(single!.body!)).toBe(single!.lastSeq);
+  });
+
+  it('lets a body go once written unless asked to keep it: a delivery then carries no body, and the batch still went out whole', async () => {
+    const cfg = testConfig();
+    cfg.devices = [{ ...cfg.devices[1]!, batch: 5 }];
+    const time = createFakeTime();
+    const p = createTestPlatform({ time });
+    const queue = createMemoryOutbox({ maxRecords: 10000 });
+    let failing = true;
+    const fw = createFakeWriter(() => (failing ? { kind: 'retry', reason: 'down', bytesSent: 0 } : { kind: 'ok', status: 200, bytesSent: 0 }));
+    const got: { body?: string; count: number }[] = [];
+    const made = createAgent({ p, config: cfg, queue, bootId: 1, writer: fw.writer, onDelivered: (d) => got.push(d) });
+    if (!made.ok) throw new Error(made.error);
+    made.agent.start();
+    await time.advance(65000);
+    failing = false;
+    await time.advance(300000);
+    made.agent.stop();
+    expect(got.length).toBeGreaterThan(1);
+    expect(got.every((d) => d.body === undefined)).toBe(true);
+    expect(got[0]!.count).toBe(5);
+    expect((JSON.parse(fw.delivered[0]!.body) as { seq: number }[]).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it('stamps readings taken before the clock was known once the Date header arrives', async () => {

@@ -5,11 +5,11 @@ import type { AddressInfo, Server as NetServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSockets } from '../../host/ports/sockets';
 import { createHttpClient } from '../../src/net/http';
-import type { HttpClient } from '../../src/net/types';
+import type { HttpClient, HttpResult } from '../../src/net/types';
 import type { Timers } from '../../src/ports/ports';
 import { createServiceClient, maskSecret } from '../../src/service/client';
 import { createServiceOps } from '../../src/service/reads';
-import type { DeviceRef, Outcome, ServiceClient } from '../../src/service/client';
+import type { Call, DeviceRef, Outcome, ServiceClient } from '../../src/service/client';
 import type { ServiceOps } from '../../src/service/reads';
 import { encodeSegment } from '../../src/service/url';
 
@@ -105,6 +105,31 @@ describe('createServiceClient', () => {
       ok: false,
       error: 'service.url: https is not supported (no TLS on the device); use http:// or a local TLS gateway',
     });
+  });
+});
+
+describe('what a call holds through the reply', () => {
+  it("hands the body to the HTTP layer and keeps no reference to it while the reply is awaited (a batch's 2.2 KB on the device)", async () => {
+    let sent: string | undefined;
+    let answer: (r: HttpResult) => void = () => undefined;
+    const fake: HttpClient = {
+      request: (req) => {
+        sent = req.body;
+        return new Promise<HttpResult>((resolve) => (answer = resolve));
+      },
+      stats: () => http().stats(),
+    };
+    const made = createServiceClient({ http: fake, baseUrl: 'http://data.example.net/' });
+    if (!made.ok) throw new Error(made.error);
+    const call: Call<undefined> = {
+      op: 'updatedevicejson', segments: [['apiKey', 'k'], ['deviceId', '5'], ['devicePin', '77']], secrets: ['k'],
+      body: '[{"seq":1}]', contentType: 'application/json', read: () => ({ ok: true, value: undefined, note: 'ok' }),
+    };
+    const done = made.client.call(call);
+    expect(sent).toBe('[{"seq":1}]');
+    expect(call.body).toBeUndefined();
+    answer({ kind: 'response', status: 200, reason: 'OK', headers: {}, body: 'Value updated', bytesSent: 40 });
+    expect(await done).toMatchObject({ kind: 'ok', status: 200 });
   });
 });
 
