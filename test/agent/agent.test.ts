@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/agent';
 import type { Agent } from '../../src/agent/agent';
+import type { Delivery } from '../../src/agent/uplink';
 import { createMemoryOutbox } from '../../src/queue/memory';
 import { createOutbox } from '../../src/queue/outbox';
 import type { AgentConfig } from '../../src/config/types';
@@ -119,7 +120,8 @@ describe('agent data path', () => {
     expect(asked.filter((n) => n > 20)).toEqual([]);
   });
 
-  it('reports each delivery with the count of records, the last seq and the body as sent (the records themselves are let go before the write)', async () => {
+  /** A JSON device with batch 5 through a 65 s outage, then 5 min of 200s: what onDelivered saw and what the writer got. */
+  async function deliveries(keepBody?: boolean) {
     const cfg = testConfig();
     cfg.devices = [{ ...cfg.devices[1]!, batch: 5 }];
     const time = createFakeTime();
@@ -127,15 +129,20 @@ describe('agent data path', () => {
     const queue = createMemoryOutbox({ maxRecords: 10000 });
     let failing = true;
     const fw = createFakeWriter(() => (failing ? { kind: 'retry', reason: 'down', bytesSent: 0 } : { kind: 'ok', status: 200, bytesSent: 0 }));
-    const got: { device: string; count: number; lastSeq: number; body?: string; status: number }[] = [];
-    const made = createAgent({ p, config: cfg, queue, bootId: 1, writer: fw.writer, keepBody: true, onDelivered: (d) => got.push(d) });
+    const got: Delivery[] = [];
+    const made = createAgent({ p, config: cfg, queue, bootId: 1, writer: fw.writer, keepBody, onDelivered: (d) => got.push(d) });
     if (!made.ok) throw new Error(made.error);
     made.agent.start();
     await time.advance(65000);
     failing = false;
     await time.advance(300000);
     made.agent.stop();
-    expect(got[0]).toEqual({ device: cfg.devices[0]!.name, count: 5, lastSeq: 5, body: fw.delivered[0]!.body, status: 200 });
+    return { got, sent: fw.delivered, device: cfg.devices[0]!.name };
+  }
+
+  it('reports each delivery with the count of records, the last seq and the body as sent (the records themselves are let go before the write)', async () => {
+    const { got, sent, device } = await deliveries(true);
+    expect(got[0]).toEqual({ device, count: 5, lastSeq: 5, body: sent[0]!.body, status: 200 });
     expect((JSON.parse(got[0]!.body!) as { seq: number }[]).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
     const single = got.find((d) => d.count === 1);
     expect(single).toBeDefined();
@@ -143,25 +150,11 @@ describe('agent data path', () => {
   });
 
   it('lets a body go once written unless asked to keep it: a delivery then carries no body, and the batch still went out whole', async () => {
-    const cfg = testConfig();
-    cfg.devices = [{ ...cfg.devices[1]!, batch: 5 }];
-    const time = createFakeTime();
-    const p = createTestPlatform({ time });
-    const queue = createMemoryOutbox({ maxRecords: 10000 });
-    let failing = true;
-    const fw = createFakeWriter(() => (failing ? { kind: 'retry', reason: 'down', bytesSent: 0 } : { kind: 'ok', status: 200, bytesSent: 0 }));
-    const got: { body?: string; count: number }[] = [];
-    const made = createAgent({ p, config: cfg, queue, bootId: 1, writer: fw.writer, onDelivered: (d) => got.push(d) });
-    if (!made.ok) throw new Error(made.error);
-    made.agent.start();
-    await time.advance(65000);
-    failing = false;
-    await time.advance(300000);
-    made.agent.stop();
+    const { got, sent } = await deliveries();
     expect(got.length).toBeGreaterThan(1);
     expect(got.every((d) => d.body === undefined)).toBe(true);
     expect(got[0]!.count).toBe(5);
-    expect((JSON.parse(fw.delivered[0]!.body) as { seq: number }[]).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect((JSON.parse(sent[0]!.body) as { seq: number }[]).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it('stamps readings taken before the clock was known once the Date header arrives', async () => {
