@@ -128,6 +128,10 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   const store = createConfigStore({ files: p.files, log, codec: hooks.codec || (() => 'no config checker in this program'), checker: hooks.checker || 'dev' });
   const loaded = store.load();
   let config = loaded.config;
+  // No config: the agent cannot run on this boot, so its code goes now, not
+  // at the end of the boot (this frees it only where the boot runs after
+  // the program's top level: src/main.ts).
+  if (loaded.source === 'defaults' && !loaded.unchecked) agentPart(true);
   const state = openBootState({ files: p.files, safeModeBoots: config.agent.safeModeBoots, log });
   log.info('pico-data-agent ' + VERSION + ' on ' + p.system.boardName() + ' ' + p.system.boardUid() + ', boot ' + state.bootId);
 

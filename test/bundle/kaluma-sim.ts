@@ -269,7 +269,11 @@ export function createKalumaSim(o: {
     fs,
     storageReads,
     harm: () => kt.violations.concat(net.violations, decoderMisuse),
-    run: (code): unknown => vm.runInContext(code, ctx, { filename: 'agent.js' }) as unknown,
+    // A line (or .load) is read after the loop's timers that are due have run.
+    run: (code): unknown => {
+      kt.fireDue();
+      return vm.runInContext(code, ctx, { filename: 'agent.js' }) as unknown;
+    },
     // In steps of 100 ms, so that a watchdog left unfed resets the board in time.
     async advance(ms) {
       for (let left = ms; left > 0 && !sim.resets; left -= 100) {

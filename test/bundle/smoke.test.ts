@@ -51,6 +51,10 @@ describe('the device bundle on a Kaluma stand-in', () => {
   it('boots without a config into console-only mode and says what to set', async () => {
     const k = createKalumaSim({ program: stored() });
     expect(() => k.run(bundle)).not.toThrow();
+    // With no config the boot runs at the loop's next turn, once the
+    // program's top level has returned (src/main.ts), before any typed line.
+    expect(k.out).toEqual([]);
+    await k.advance(1);
     expect(k.out).toContain('agent: console only: not configured: set wifi.ssid, service.url, service.apiKey, device.<name>');
     for (const c of ['help', 'status', 'config', 'set', 'unset', 'save', 'provision', 'sensors', 'test', 'resume', 'reboot', 'maintenance']) {
       expect(typeof k.run(`typeof ${c}`) === 'string' && k.run(`typeof ${c}`)).toBe('function');

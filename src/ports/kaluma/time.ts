@@ -102,3 +102,12 @@ export const kalumaTimers: Timers = {
     if (i >= 0) list.splice(i, 1);
   },
 };
+
+/**
+ * Runs cb at the event loop's next turn, before it reads the next console
+ * line: Kaluma's own one-shot timer, never cleared (so the runtime's
+ * clear-inside-its-callback defect cannot bite), not the ticker above.
+ */
+export function nextTurn(cb: () => void): void {
+  setTimeout(cb, 0);
+}

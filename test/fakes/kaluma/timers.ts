@@ -40,6 +40,11 @@ export interface KalumaTimers {
   halt(): void;
   /** Moves time by ms, firing what falls due in order; `between` runs after each callback. */
   advance(ms: number, between?: () => Promise<void>): Promise<void>;
+  /**
+   * Fires what is due now, as the firmware's loop does before it reads the
+   * next console line (km_io_run: timers, then the terminal).
+   */
+  fireDue(): void;
 }
 
 export function createKalumaTimers(o: { firstId?: number } = {}): KalumaTimers {
@@ -78,6 +83,32 @@ export function createKalumaTimers(o: { firstId?: number } = {}): KalumaTimers {
     if (i >= 0) live.splice(i, 1);
   };
 
+  /** Fires the earliest handle due by `end`, moving time to it; false when none is. */
+  const fireOne = (end: number): boolean => {
+    let due: Handle | undefined;
+    for (const h of live) if (h.at <= end && (!due || h.at < due.at)) due = h;
+    if (!due) return false;
+    now = Math.max(now, due.at);
+    if (due.kind === 'interval') due.at += due.every;
+    else live.splice(live.indexOf(due), 1);
+    due.state = 'running';
+    try {
+      due.cb();
+    } catch (e) {
+      thrown.push(String(e));
+      // The firmware then closes the handle itself, interval or not.
+      if (due.kind === 'interval') {
+        if ((due.state as Handle['state']) === 'done') violations.push('an interval cleared inside its own callback that then threw: its handle is closed twice');
+        if (live.includes(due)) live.splice(live.indexOf(due), 1);
+        byId.delete(due.id);
+        due.state = 'done';
+      }
+    }
+    if (due.kind !== 'interval' || !live.includes(due)) due.state = 'done';
+    else due.state = 'armed';
+    return true;
+  };
+
   return {
     globals: {
       millis: () => now,
@@ -101,32 +132,12 @@ export function createKalumaTimers(o: { firstId?: number } = {}): KalumaTimers {
     },
     async advance(ms, between = async () => undefined) {
       const end = now + ms;
-      for (;;) {
-        let due: Handle | undefined;
-        for (const h of live) if (h.at <= end && (!due || h.at < due.at)) due = h;
-        if (!due) break;
-        now = Math.max(now, due.at);
-        if (due.kind === 'interval') due.at += due.every;
-        else live.splice(live.indexOf(due), 1);
-        due.state = 'running';
-        try {
-          due.cb();
-        } catch (e) {
-          thrown.push(String(e));
-          // The firmware then closes the handle itself, interval or not.
-          if (due.kind === 'interval') {
-            if ((due.state as Handle['state']) === 'done') violations.push('an interval cleared inside its own callback that then threw: its handle is closed twice');
-            if (live.includes(due)) live.splice(live.indexOf(due), 1);
-            byId.delete(due.id);
-            due.state = 'done';
-          }
-        }
-        if (due.kind !== 'interval' || !live.includes(due)) due.state = 'done';
-        else due.state = 'armed';
-        await between();
-      }
+      while (fireOne(end)) await between();
       now = end;
       await between();
+    },
+    fireDue() {
+      while (fireOne(now));
     },
   };
 }
