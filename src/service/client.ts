@@ -65,6 +65,7 @@ export interface Call<T> {
   secrets: string[];
   /** Secrets shown by length only, not even their first characters (account passwords). */
   whole?: string[];
+  /** Taken by the request once it is issued (set to undefined), so the call does not hold it through the reply. */
   body?: string;
   contentType?: string;
   /** A problem found before any I/O. */
