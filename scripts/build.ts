@@ -86,6 +86,7 @@ export const COLD_ONLY = [
   'src/config/validate.ts',
   'src/config/schema.ts',
   'src/config/saved.ts',
+  'src/config/pins.ts',
   'src/config/format.ts',
   'src/service/reads.ts',
   'src/service/parse-reads.ts',

@@ -12,10 +12,10 @@
 // program runs. The build refuses a module whose value exports are not all
 // listed here (scripts/build.ts, fromResident).
 import { createLink, LADDER, LINK_CHECK_MAX_MS } from './agent/link';
-import { checkPin, DEFAULT_BOARD, getBoard } from './board';
+import { DEFAULT_BOARD, getBoard } from './board';
 import { createHttpClient } from './net/http';
 import { crc32 } from './queue/crc32';
-import { createServiceClient, devProblem, devSegments, guarded, maskSecret } from './service/client';
+import { createServiceClient, devProblem, devSegments, maskSecret } from './service/client';
 import { describeBody, errorSignal, pairsOf, parseWriteReply, rootName, shape, unescapeXml, xmlProblem } from './service/parse';
 import { parseHttpDate, parseRetryAfter, RETRY_AFTER_CAP_MS } from './service/http-date';
 import { apiPath, encodeSegment, parseBaseUrl } from './service/url';
@@ -32,10 +32,10 @@ export type Shared = Record<string, Record<string, unknown>>;
 export function sharedTable(): Shared {
   return {
     'agent/link': { createLink, LADDER, LINK_CHECK_MAX_MS },
-    board: { checkPin, DEFAULT_BOARD, getBoard },
+    board: { DEFAULT_BOARD, getBoard },
     'net/http': { createHttpClient },
     'queue/crc32': { crc32 },
-    'service/client': { createServiceClient, devProblem, devSegments, guarded, maskSecret },
+    'service/client': { createServiceClient, devProblem, devSegments, maskSecret },
     'service/http-date': { parseHttpDate, parseRetryAfter, RETRY_AFTER_CAP_MS },
     'service/parse': { describeBody, errorSignal, pairsOf, parseWriteReply, rootName, shape, unescapeXml, xmlProblem },
     'service/url': { apiPath, encodeSegment, parseBaseUrl },

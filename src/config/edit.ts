@@ -2,7 +2,8 @@
 // on the saved form and the whole result validated again, so a change that
 // breaks any rule (its own or a cross-check) is refused and changes nothing.
 
-import { checkPin, DEFAULT_BOARD, getBoard } from '../board';
+import { DEFAULT_BOARD, getBoard } from '../board';
+import { checkPin } from './pins';
 import type { Saved } from './saved';
 import { toSaved } from './saved';
 import type { Field } from './schema';

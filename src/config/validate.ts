@@ -3,7 +3,8 @@
 // once, and nothing half-valid comes out. Rules come from the schema table;
 // this file adds only what spans fields (pins, names, device contents).
 
-import { checkPin, DEFAULT_BOARD, getBoard } from '../board';
+import { DEFAULT_BOARD, getBoard } from '../board';
+import { checkPin } from './pins';
 import { parseBaseUrl } from '../service/url';
 import { utf8Length } from '../service/utf8';
 import type { Field } from './schema';

@@ -22,7 +22,7 @@ import type { HttpClient, HttpRequest, HttpResult } from '../net/types';
 import type { Log } from '../ports/ports';
 import { parseRetryAfter } from './http-date';
 import type { Found } from './parse';
-import { describeBody, errorSignal, parseWriteReply, xmlProblem } from './parse';
+import { describeBody, parseWriteReply, xmlProblem } from './parse';
 import { apiPath, encodeSegment, parseBaseUrl } from './url';
 
 export interface DeviceRef {
@@ -92,14 +92,6 @@ export function devProblem(dev: DeviceRef): string | undefined {
     }
   }
   return undefined;
-}
-
-/** A reply to a write or account call that signals an error becomes a reject. */
-export function guarded<T>(f: (body: string, shown: string, secrets: string[]) => Found<T> & { odd?: boolean }) {
-  return (body: string, shown: string, secrets: string[]): Found<T> & { odd?: boolean } => {
-    const error = errorSignal(body);
-    return error ? { ok: false, error, note: describeBody(body, shown) } : f(body, shown, secrets);
-  };
 }
 
 export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?: Log }): { ok: true; client: ServiceClient } | { ok: false; error: string } {

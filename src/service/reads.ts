@@ -6,9 +6,22 @@ import type { DataFormat } from '../model';
 import type { HttpClient } from '../net/types';
 import type { Log } from '../ports/ports';
 import type { DeviceRef, Outcome, ServiceClient } from './client';
-import { createServiceClient, devProblem, devSegments, guarded } from './client';
+import { createServiceClient, devProblem, devSegments } from './client';
 import type { Found } from './parse';
+import { describeBody, errorSignal } from './parse';
 import { parseApiKey, parseDeviceCreated, parseJsonRead, parseValueRead, parseXmlRead } from './parse-reads';
+
+/**
+ * A reply to an account call or a read that signals an error becomes a
+ * reject. Here, not in the service client: only cold code reads back, and
+ * what the resident program lists for cold code stays on the heap for good.
+ */
+function guarded<T>(f: (body: string, shown: string, secrets: string[]) => Found<T> & { odd?: boolean }) {
+  return (body: string, shown: string, secrets: string[]): Found<T> & { odd?: boolean } => {
+    const error = errorSignal(body);
+    return error ? { ok: false, error, note: describeBody(body, shown) } : f(body, shown, secrets);
+  };
+}
 
 export interface ServiceOps extends ServiceClient {
   readValue(dev: DeviceRef): Promise<Outcome<string>>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { checkPin, getBoard, type Board } from '../../src/board';
+import { getBoard, type Board } from '../../src/board';
+import { checkPin } from '../../src/config/pins';
 
 const load = (file: string): unknown =>
   JSON.parse(readFileSync(new URL('../../boards/' + file, import.meta.url), 'utf8'));
