@@ -27,3 +27,15 @@ export function agentPart(release?: boolean): AgentPart | undefined {
   }
   return agent;
 }
+
+/**
+ * The agent part's factories a boot calls once (the outbox's, the watchdog
+ * feeder's): once called, let them go where that frees their own code (the
+ * device); what they made keeps the code it runs. On the host the part is
+ * one object for every boot, so nothing is let go there.
+ */
+export function spent(names: (keyof AgentPart)[]): void {
+  if (!FREES || !agent) return;
+  const a = agent as unknown as Record<string, unknown>;
+  for (let i = 0; i < names.length; i++) a[names[i] as string] = undefined;
+}

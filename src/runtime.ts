@@ -24,7 +24,7 @@ import { createServiceClient } from './service/client';
 import type { ServiceClient } from './service/client';
 import { OUTBOX_DIR } from './queue/dir';
 import { VERSION } from './version';
-import { agentPart } from './parts';
+import { agentPart, spent } from './parts';
 
 // Constants are a const enum, put in place by the build: a module-level
 // const would be a binding on the heap for good.
@@ -190,6 +190,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       timeoutMs: code.watchdogTimeoutMs(board ? board.watchdogMaxMs : 8388),
     });
     feeder.start();
+    spent(['createWatchdogFeeder', 'watchdogTimeoutMs']);
     if (keepTimer !== undefined) p.timers.clearTimeout(keepTimer);
     keepTimer = undefined;
     log.info('watchdog: armed');
@@ -253,6 +254,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
         log.error('outbox: file store unusable; readings are kept in RAM only (200 at most)');
         outbox = code.createMemoryOutbox({ maxRecords: 200 });
       }
+      spent(['createOutbox', 'createMemoryOutbox']);
       p.watchdog.keepAlive();
     }
     const made = code.createAgent({
