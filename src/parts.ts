@@ -29,13 +29,13 @@ export function agentPart(release?: boolean): AgentPart | undefined {
 }
 
 /**
- * The agent part's factories a boot calls once (the outbox's, the watchdog
- * feeder's): once called, let them go where that frees their own code (the
- * device); what they made keeps the code it runs. On the host the part is
- * one object for every boot, so nothing is let go there.
+ * Functions of `o` (the agent part, or an object the boot made) that this
+ * boot will not call again: let go where that frees their own code (the
+ * device), while what they made keeps the code it runs. On the host the
+ * agent part is one object for every boot, so nothing is let go there.
  */
-export function spent(names: (keyof AgentPart)[]): void {
-  if (!FREES || !agent) return;
-  const a = agent as unknown as Record<string, unknown>;
+export function spent<T extends object>(o: T | undefined, names: (keyof T)[]): void {
+  if (!FREES || !o) return;
+  const a = o as unknown as Record<string, unknown>;
   for (let i = 0; i < names.length; i++) a[names[i] as string] = undefined;
 }

@@ -106,7 +106,20 @@ export interface RuntimeHooks {
   checker?: string;
 }
 
+/** bootWith() with the config store's and the boot state's own makers: the host and the tests. */
 export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
+  return bootWith(createConfigStore, openBootState, p, hooks);
+}
+
+/**
+ * The boot, with the makers only it calls handed in. The device's entry
+ * names them only at its top level (src/main.ts): named from inside a
+ * function, each would be a binding of the program's module scope, kept
+ * for good with the code of everything inside it: the boot state's whole
+ * reading of state.json, and the store's load(), which only the boot calls
+ * (let go below).
+ */
+export function bootWith(makeStore: typeof createConfigStore, openState: typeof openBootState, p: Platform, hooks: RuntimeHooks = {}): Runtime {
   const log = p.log;
   // Kaluma never disables the RP2040 watchdog on a soft reset: after `.load`
   // the previous program's may still run. Keep it quiet from the first line,
@@ -125,14 +138,14 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   } catch {
     /* Math.random stays usable, only less random */
   }
-  const store = createConfigStore({ files: p.files, log, codec: hooks.codec || (() => 'no config checker in this program'), checker: hooks.checker || 'dev' });
+  const store = makeStore({ files: p.files, log, codec: hooks.codec || (() => 'no config checker in this program'), checker: hooks.checker || 'dev' });
   const loaded = store.load();
   let config = loaded.config;
   // No config: the agent cannot run on this boot, so its code goes now, not
   // at the end of the boot (this frees it only where the boot runs after
   // the program's top level: src/main.ts).
   if (loaded.source === 'defaults' && !loaded.unchecked) agentPart(true);
-  const state = openBootState({ files: p.files, safeModeBoots: config.agent.safeModeBoots, log });
+  const state = openState({ files: p.files, safeModeBoots: config.agent.safeModeBoots, log });
   log.info('pico-data-agent ' + VERSION + ' on ' + p.system.boardName() + ' ' + p.system.boardUid() + ', boot ' + state.bootId);
 
   p.watchdog.keepAlive();
@@ -190,7 +203,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
       timeoutMs: code.watchdogTimeoutMs(board ? board.watchdogMaxMs : 8388),
     });
     feeder.start();
-    spent(['createWatchdogFeeder', 'watchdogTimeoutMs']);
+    spent(code, ['createWatchdogFeeder', 'watchdogTimeoutMs']);
     if (keepTimer !== undefined) p.timers.clearTimeout(keepTimer);
     keepTimer = undefined;
     log.info('watchdog: armed');
@@ -254,7 +267,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
         log.error('outbox: file store unusable; readings are kept in RAM only (200 at most)');
         outbox = code.createMemoryOutbox({ maxRecords: 200 });
       }
-      spent(['createOutbox', 'createMemoryOutbox']);
+      spent(code, ['createOutbox', 'createMemoryOutbox']);
       p.watchdog.keepAlive();
     }
     const made = code.createAgent({
@@ -392,6 +405,8 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
   } else {
     why = 'saved configuration invalid (see the errors above); fix with set() and save()';
   }
+  // The store's load() runs once a boot (twice for an unchecked file, below).
+  if (!loaded.unchecked) spent(store, ['load']);
   if (loaded.unchecked) {
     // The first boot after a new config was flashed: the checker was not to
     // be loaded during the boot (src/main.ts). It runs once the boot is done,
@@ -399,6 +414,7 @@ export function boot(p: Platform, hooks: RuntimeHooks = {}): Runtime {
     // the board into the agent, with the checked form on flash.
     p.timers.setTimeout(() => {
       const again = store.load();
+      spent(store, ['load']);
       if (mode === 'safe' || maintenance) {
         if (again.source === 'file') config = again.config;
         return;
