@@ -109,6 +109,7 @@ export interface KalumaNet {
   dns: Record<string, string>;
 }
 
+const IPV4 = /^\d+\.\d+\.\d+\.\d+$/;
 const cesuSize = (s: string): number => {
   let n = 0;
   for (let i = 0; i < s.length; i++) n += s.charCodeAt(i) < 128 ? 1 : 2;
@@ -167,9 +168,11 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
     link: { up: true },
     dns: {},
   };
-  const call = (obj: Record<string, unknown> | undefined, name: string, ...args: unknown[]): void => {
+  // One optional argument, not a rest list: a heap bench runs this on the
+  // device's engine, where every array made here counts as the program's.
+  const call = (obj: Record<string, unknown> | undefined, name: string, arg?: unknown): void => {
     const f = obj && obj[name];
-    if (typeof f === 'function') (f as (...a: unknown[]) => void)(...args);
+    if (typeof f === 'function') (f as (a?: unknown) => void)(arg);
   };
   const free = (p: Pcb, why: string): void => {
     if (p.freed) net.violations.push(why + ': PCB ' + p.n + ' freed twice (lwIP panics)');
@@ -185,12 +188,18 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
     else if (!p.weClosed) {
       p.weClosed = true;
       // A peer that never sends its FIN: lwIP gives up on FIN_WAIT_2 after 20 s.
-      t.after(20000, () => {
-        if (!p.freed && p.weClosed && !p.peerClosed && p.slot === fd) {
-          p.freed = true;
-          p.slot = -1;
-        }
-      });
+      // Only while that FIN is still to come (a peer that closed first frees
+      // the PCB below): on the engine, a timer for every connection held
+      // 20 s of closures in every heap figure. Not a later connection's PCB.
+      if (!p.peerClosed) {
+        const mine = p.since;
+        t.after(20000, () => {
+          if (!p.freed && p.since === mine && p.weClosed && !p.peerClosed && p.slot === fd) {
+            p.freed = true;
+            p.slot = -1;
+          }
+        });
+      }
       if (s.conn) {
         const c = s.conn;
         t.after(lat, () => o.peer.closed?.(c));
@@ -223,7 +232,8 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
     socket(domain: string, proto: string): number {
       if (domain !== 'AF_INET' || proto !== 'STREAM') throw new TypeError('un-supported domain or protocol.');
       if (!net.link.up) throw new Error('WiFi is not connected.');
-      const fd = slots.findIndex((s, i) => s.fd !== i);
+      let fd = -1;
+      for (let i = 0; i < SLOTS && fd < 0; i++) if ((slots[i] as Slot).fd !== i) fd = i;
       if (fd < 0) throw new Error('EREMOTEIO');
       const s = slots[fd]!;
       s.fd = fd;
@@ -243,7 +253,7 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
       } else {
         s.tried = true;
         let ip = host;
-        if (!/^\d+\.\d+\.\d+\.\d+$/.test(host)) {
+        if (!IPV4.test(host)) {
           net.dnsLookups++;
           const found = net.dns[host];
           if (!found) {
@@ -254,9 +264,14 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
         }
         s.obj!['raddr'] = ip;
         // With the pool empty, lwIP's tcp_alloc kills the oldest connection we already closed.
-        let p = pool.find((x) => x.freed);
+        let p: Pcb | undefined;
+        for (let i = 0; i < PCBS && !p; i++) if ((pool[i] as Pcb).freed) p = pool[i];
         if (!p) {
-          const closing = pool.filter((x) => x.weClosed).sort((a, b) => a.since - b.since)[0];
+          let closing: Pcb | undefined;
+          for (let i = 0; i < PCBS; i++) {
+            const x = pool[i] as Pcb;
+            if (x.weClosed && (!closing || x.since < closing.since)) closing = x;
+          }
           if (closing) {
             closing.freed = true;
             closing.slot = -1;
