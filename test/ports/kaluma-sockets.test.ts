@@ -9,7 +9,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHttpClient } from '../../src/net/http';
 import type { HttpRequest, HttpResult } from '../../src/net/types';
-import { httpPeer, type Peer, type PeerConn } from '../fakes/kaluma/net';
+import { createKalumaNet, httpPeer, type Peer, type PeerConn } from '../fakes/kaluma/net';
+import { createKalumaTimers } from '../fakes/kaluma/timers';
 import type { Socket } from '../../src/ports/ports';
 import { kalumaEnv, type KalumaEnv } from './kaluma-env';
 
@@ -399,5 +400,41 @@ describe('Kaluma socket port: what a write hands the driver', () => {
     expect(r).toMatchObject({ kind: 'response', status: 200, bytesSent: head.length + bytes.length });
     expect(Buffer.from(peer.requests[0]!, 'latin1')).toEqual(Buffer.concat([Buffer.from(head, 'latin1'), bytes]));
     expect(k.net.violations).toEqual([]);
+  });
+});
+
+describe('the driver model itself', () => {
+  // The engine bench's stand-in service reads each driver write as the
+  // string the program wrote (no copy on the device's heap), and answers.
+  it('hands a text-reading peer each driver write as its own string, with or without keeping the bytes', async () => {
+    for (const keep of [false, true]) {
+      const timers = createKalumaTimers();
+      const got: string[] = [];
+      const peer: Peer = {
+        connect: (c) => c.accept(),
+        text(c, s) {
+          got.push(s);
+          if (got.join('').endsWith('\r\n\r\n')) {
+            c.send(OK);
+            c.fin();
+          }
+        },
+      };
+      const net = createKalumaNet({ timers, peer, keepReceived: keep });
+      const d = net.netdev as unknown as { socket(a: string, b: string): number; get(fd: number): Record<string, unknown>; connect(fd: number, h: string, p: number): void; write(fd: number, s: string): void };
+      const fd = d.socket('AF_INET', 'STREAM');
+      const read: string[] = [];
+      const o = d.get(fd);
+      o['read_cb'] = (b: Uint8Array) => read.push(String.fromCharCode(...b));
+      o['connect_cb'] = () => {
+        d.write(fd, 'GET / HTTP/1.0\r\n');
+        d.write(fd, 'Host: x\r\n\r\n');
+      };
+      d.connect(fd, '10.0.0.5', 8080);
+      await timers.advance(100, () => Promise.resolve());
+      expect(got).toEqual(['GET / HTTP/1.0\r\n', 'Host: x\r\n\r\n']);
+      expect(read.join('')).toBe(OK);
+      expect(net.violations).toEqual([]);
+    }
   });
 });
