@@ -1,5 +1,6 @@
 // Boards are data (boards/*.json, described by boards/schema.json); this file
-// only looks them up and applies the pin rules every sensor must obey.
+// only looks them up. The pin rules every sensor must obey are cold code
+// (src/config/pins.ts): only the config's checks and editor apply them.
 
 import { BOARDS } from './boards';
 

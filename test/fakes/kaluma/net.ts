@@ -360,16 +360,14 @@ export function createKalumaNet(o: { timers: KalumaTimers; peer: Peer; latencyMs
           const c = s.conn;
           if (c && data.length) {
             const peer = o.peer;
-            // A peer that reads text, with nothing kept: the write's own string, no copy.
-            if (peer.text && o.keepReceived === false) t.after(lat, () => (peer.text as (c: PeerConn, s: string) => void)(c, data));
-            else {
-              const bytes = latin1(data);
-              t.after(lat, () => {
-                if (o.keepReceived !== false) c.received.push(bytes);
-                if (peer.text) peer.text(c, data);
-                else if (peer.data) peer.data(c, bytes);
-              });
-            }
+            const keep = o.keepReceived !== false;
+            // Bytes only where something reads them: a text peer with nothing kept takes the write's own string.
+            const bytes = keep || !peer.text ? latin1(data) : undefined;
+            t.after(lat, () => {
+              if (bytes && keep) c.received.push(bytes);
+              if (peer.text) peer.text(c, data);
+              else if (peer.data && bytes) peer.data(c, bytes);
+            });
           }
         }
       }
