@@ -169,6 +169,10 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   // so the config's lkgRevertMs is the one that counts.
   let changedAt: number | undefined;
   let everDelivered = false;
+  // The configuration a delivery proved, until the supervisor's next tick
+  // saves it as the last known good one: saved from the delivery's own
+  // callback, the copy's ~3 KB of heap came on top of the request's.
+  let proven: AgentConfig | undefined;
   let agentStartedAt = 0;
   let restarting: TimerId | undefined;
   let outbox: Outbox | undefined;
@@ -225,6 +229,11 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
     // The first association runs before the watchdog is armed: connect can
     // block 30 s, past the RP2040's 8.4 s maximum. Later ones run under it.
     if (link.up || now - agentStartedAt > 60000) armWatchdog();
+    if (proven === config) {
+      const e = store.saveLastKnownGood(config);
+      if (e) log.error('config: ' + e);
+    }
+    proven = undefined;
     const good = revertDue(changedAt, config.agent.lkgRevertMs, now) ? store.loadLastKnownGood() : undefined;
     if (good) {
       log.error('config: the changed configuration delivered nothing for ' + Math.round(config.agent.lkgRevertMs / 60000) + ' min; going back to the last known good one');
@@ -278,8 +287,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
         if (led) led.pulse();
         const at = p.clock.uptimeMs();
         if (changedAt !== undefined && at >= changedAt) changedAt = undefined;
-        const e = store.saveLastKnownGood(config);
-        if (e) log.error('config: ' + e);
+        proven = config;
         if (hooks.onDelivered) hooks.onDelivered(d);
       },
     });

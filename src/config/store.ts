@@ -15,7 +15,6 @@
 
 import type { FileStore, Log } from '../ports/ports';
 import { crc32 } from '../queue/crc32';
-import { utf8, utf8Length } from '../service/utf8';
 import { decodeUtf8 } from '../utf8';
 import { defaultConfig } from './defaults';
 import type { AgentConfig } from './types';
@@ -51,7 +50,7 @@ export interface ConfigStore {
   loadLastKnownGood(): AgentConfig | undefined;
 }
 
-/** Bytes read at a time when comparing the last-known-good copy on flash (a const enum: no binding kept). */
+/** Bytes read at a time when checking the last-known-good copy on flash (a const enum: no binding kept). */
 const enum K {
   LkgWindow = 512,
 }
@@ -175,43 +174,53 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
     },
     saveLastKnownGood(c) {
       // Asked after every delivery: once this configuration is known to be
-      // on flash, nothing is made again (the copy and its comparison took
-      // ~12 KB of heap at once on the device's engine, per delivery).
+      // on flash, nothing is made again. Otherwise the copy is made in parts
+      // from the saved bytes as read and the configuration's UTF-8, with no
+      // string of the whole (that string, its UTF-8 and the saved text took
+      // ~5 KB of heap at once on the device's engine; this takes ~3 KB):
+      //   {"stamp":"<n> <crc>","saved":<the n saved bytes>,"config":<JSON>}
+      // where crc covers everything after the stamp's part.
       if (!current || (c === lkgOf && current === lkgSaved)) return undefined;
-      let saved: string | undefined;
+      let saved: Uint8Array | undefined;
       try {
-        const b = files.read(path);
-        saved = b && decodeUtf8(b);
+        saved = files.read(path);
       } catch {
         saved = undefined;
       }
-      if (saved === undefined) return path + ': unreadable; no last-known-good copy made';
-      const s = JSON.stringify({ saved, config: c });
-      // True when the file holds exactly the UTF-8 of `s`: read a window at
-      // a time, no copy of either.
+      if (!saved) return path + ': unreadable; no last-known-good copy made';
+      const enc = new TextEncoder();
+      const tail = enc.encode(',"config":' + JSON.stringify(c) + '}');
+      const crc = crc32(tail, 0, tail.length, crc32(saved, 0, saved.length));
+      const head = '{"stamp":"' + saved.length + ' ' + crc.toString(16) + '","saved":';
+      const size = head.length + saved.length + tail.length;
+      // The same copy is on flash when its stamp, its size and the CRC of
+      // what follows the stamp say so: read a window at a time.
       let same = false;
       try {
-        const size = files.size(lkgPath);
-        if (size !== undefined && size === utf8Length(s)) {
-          let at = 0;
-          let w: Uint8Array = new Uint8Array(0);
-          let i = 0;
-          same = true;
-          utf8(s, (b) => {
-            if (!same) return;
-            if (i === w.length) {
-              at += w.length;
-              w = files.readAt(lkgPath, at, Math.min(K.LkgWindow, size - at));
-              i = 0;
-              if (!w.length) return void (same = false);
-            }
-            if (w[i++] !== b) same = false;
-          });
+        if (files.size(lkgPath) === size && decodeUtf8(files.readAt(lkgPath, 0, head.length)) === head) {
+          let got = 0;
+          for (let at = head.length; at < size; at += K.LkgWindow) {
+            const w = files.readAt(lkgPath, at, K.LkgWindow);
+            got = crc32(w, 0, w.length, got);
+          }
+          same = got === crc;
         }
       } catch {
         same = false;
       }
-      const e = same ? undefined : writeAtomic(lkgPath, s);
+      let e: string | undefined;
+      if (!same) {
+        // A leftover of a failed write is overwritten by the next one.
+        const tmp = lkgPath + '.tmp';
+        try {
+          files.write(tmp, enc.encode(head));
+          files.append(tmp, saved);
+          files.append(tmp, tail);
+          files.rename(tmp, lkgPath);
+        } catch (x) {
+          e = lkgPath + ': not saved (' + (x instanceof Error ? x.message : String(x)) + ')';
+        }
+      }
       if (!e) {
         lkgOf = c;
         lkgSaved = current;
@@ -221,11 +230,20 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
     loadLastKnownGood() {
       try {
         const b = files.read(lkgPath);
-        const s = b === undefined ? undefined : decodeUtf8(b);
-        const got = s === undefined ? undefined : (JSON.parse(s) as { saved?: unknown; config?: AgentConfig });
-        if (!got || typeof got.saved !== 'string' || !got.config || !Array.isArray(got.config.devices) || typeof got.config.agent !== 'object') return undefined;
+        const got = b && (JSON.parse(decodeUtf8(b) || '') as { stamp?: unknown; saved?: unknown; config?: AgentConfig });
+        if (!b || !got || !got.config || !Array.isArray(got.config.devices) || typeof got.config.agent !== 'object') return undefined;
+        // The saved text goes back exactly as it was: its bytes follow the
+        // stamp. (A copy made before stamps holds it as a string.)
+        let saved = got.saved;
+        if (typeof got.stamp === 'string') {
+          const at = 20 + got.stamp.length;
+          const sp = got.stamp.indexOf(' ');
+          if (crc32(b, at, b.length) !== parseInt(got.stamp.slice(sp + 1), 16)) return undefined;
+          saved = decodeUtf8(b.subarray(at, at + parseInt(got.stamp, 10)));
+        }
+        if (typeof saved !== 'string') return undefined;
         // Going back puts its saved form back too, checked as it was.
-        return store(got.saved, got.config) ? undefined : got.config;
+        return store(saved, got.config) ? undefined : got.config;
       } catch {
         return undefined;
       }

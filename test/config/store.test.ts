@@ -207,7 +207,10 @@ describe('last known good', () => {
     store.save(sample());
     const text = new TextDecoder().decode(files.contents('config.json'));
     expect(store.saveLastKnownGood(sample())).toBeUndefined();
-    expect(JSON.parse(new TextDecoder().decode(files.contents('config.lkg.json'))).saved).toBe(text);
+    // The copy is JSON, and holds the saved text's exact bytes after its stamp.
+    const copy = new TextDecoder().decode(files.contents('config.lkg.json'));
+    expect(JSON.parse(copy).saved).toEqual(JSON.parse(text));
+    expect(copy.slice(copy.indexOf('"saved":') + 8, copy.indexOf('"saved":') + 8 + text.length)).toBe(text);
     // The running text is not kept in RAM: gone from flash, the copy cannot be made.
     store.save(sample({ board: 'pico2-w' }));
     files.remove('config.json');
@@ -279,6 +282,32 @@ describe('last known good', () => {
     expect(store.saveLastKnownGood(sample())).toBeUndefined();
     expect(files.contents('config.lkg.json')).toEqual(good);
     expect(store.loadLastKnownGood()).toEqual(sample());
+  });
+
+  it('does not go back to a copy changed on flash, and the next save replaces it', () => {
+    const files = createMemoryFileStore();
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
+    store.save(sample());
+    store.saveLastKnownGood(sample());
+    const good = files.contents('config.lkg.json')!;
+    // Same size, still UTF-8 and JSON: only the CRC after the stamp tells.
+    files.write('config.lkg.json', new TextEncoder().encode(text(good)!.replace('"home"', '"hone"')));
+    expect(store.loadLastKnownGood()).toBeUndefined();
+    const fresh = createConfigStore({ codec: () => CODEC, checker: 'test', files });
+    fresh.load();
+    expect(fresh.saveLastKnownGood(fresh.load().config)).toBeUndefined();
+    expect(files.contents('config.lkg.json')).toEqual(good);
+  });
+
+  it('still goes back to a copy made before stamps (the saved text as a string)', () => {
+    const files = createMemoryFileStore();
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
+    store.save(sample());
+    const old = text(files.contents('config.json'))!;
+    store.save(sample({ board: 'pico2-w' }));
+    put(files, 'config.lkg.json', JSON.stringify({ saved: old, config: sample() }));
+    expect(store.loadLastKnownGood()).toEqual(sample());
+    expect(text(files.contents('config.json'))).toBe(old);
   });
 
   it('a failed write keeps the previous copy', () => {

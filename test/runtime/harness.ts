@@ -12,7 +12,7 @@ import { createConfigStore } from '../../src/config/store';
 import type { CodecSource } from '../../src/config/store';
 import type { AgentConfig } from '../../src/config/types';
 import { boot } from '../../src/runtime';
-import type { Runtime } from '../../src/runtime';
+import type { Runtime, RuntimeHooks } from '../../src/runtime';
 import type { KvStore } from '../../src/ports/ports';
 import { startService } from '../../host/service/server';
 import type { RunningService, WriteEvent } from '../../host/service/server';
@@ -45,13 +45,13 @@ export class Board {
   }
 
   /** `codec`: the config checker as the device entry hands it out (default: always there). */
-  boot(o: { codec?: CodecSource } = {}): Booted {
+  boot(o: { codec?: CodecSource; onDelivered?: RuntimeHooks['onDelivered'] } = {}): Booted {
     const time = createFakeTime();
     const p = createTestPlatform({ time, files: this.files, kv: this.kv });
     const all: string[] = [];
     const inner = p.log;
     p.log = { info: (l) => (all.push(l), inner.info(l)), error: (l) => (all.push(l), inner.error(l)) };
-    const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test' });
+    const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test', onDelivered: o.onDelivered });
     installCommands(rt);
     // Called as the console host calls them, so the platform knows a command runs.
     const cmd = p.commands;
