@@ -132,6 +132,9 @@ describe('the device bundle on a Kaluma stand-in', () => {
     const files = new Map([['/config.json', new TextEncoder().encode(JSON.stringify(toSaved(cfg)))]]);
     const k = createKalumaSim({ files, program: stored() });
     k.run(bundle);
+    // A board with a config boots at the loop's next turn too (src/main.ts).
+    expect(k.out).toEqual([]);
+    await k.advance(1);
     // A config not checked yet is checked once the boot is done; an incomplete one needs no restart.
     expect(k.out).toContain('agent: console only: checking the saved configuration; the agent starts after a restart');
     await k.advance(100);
