@@ -68,6 +68,14 @@ interface Cursor {
 
 /** Bytes read at a time by peek(): a few typical records. */
 const PEEK_WINDOW = 512;
+/**
+ * Bytes read per record still wanted, up to PEEK_WINDOW: most records fit
+ * (a longer one is read again at its size). The uplink's peek wants one: the
+ * whole window put 512 B in one byte array on the heap for each, which the
+ * device's engine collects only once enough new objects came since its last
+ * collection; until then its heap limit goes up a step instead.
+ */
+const PER_RECORD = 160;
 
 /**
  * Opens (or creates) the outbox in `dir`, rebuilding its state from the
@@ -165,7 +173,8 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
         while (m < k - done && p < bytes && p < rest) {
           if (!b || p + FRAME_HEADER > from + b.length) {
             from = p;
-            b = files.readAt(name(id), headOff + p, Math.min(rest - p, PEEK_WINDOW));
+            // Only the frame's header of the last one wanted.
+            b = files.readAt(name(id), headOff + p, Math.min(rest - p, PEEK_WINDOW, (k - done - m - 1) * PER_RECORD + FRAME_HEADER));
           }
           p += frameSize(b, p - from) || rest;
           m++;
@@ -309,7 +318,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
           // Read in small windows, not the whole segment: the uplink peeks
           // once or twice per request, and each read is garbage on the heap.
           for (let pos = i ? 0 : headOff; pos < end && out.length < n; ) {
-            let b = files.readAt(file, pos, Math.min(end - pos, PEEK_WINDOW));
+            let b = files.readAt(file, pos, Math.min(end - pos, PEEK_WINDOW, (n - out.length) * PER_RECORD));
             let p = 0;
             let len: number;
             if (frameSize(b, 0) > b.length) b = files.readAt(file, pos, frameSize(b, 0));

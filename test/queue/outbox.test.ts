@@ -50,6 +50,38 @@ describe('outbox over the memory file store', () => {
     expect(ob.stats().depth).toBe(12);
   });
 
+  // On the device's engine a 512 B read is one object holding 512 B, which
+  // the engine's collector waits on (it collects at a limit only after enough
+  // new objects): the uplink's peek(1) and ack(1) read what one record needs.
+  it('reads about one record for peek(1), one frame header for ack(1), and a window for more', () => {
+    const files = createMemoryFileStore();
+    const reads: number[] = [];
+    const watched: FileStore = {
+      ...files,
+      readAt: (p, offset, length) => {
+        reads.push(length);
+        return files.readAt(p, offset, length);
+      },
+    };
+    const ob = open(watched, { segmentBytes: 64 * 1024 });
+    const made = Array.from({ length: 30 }, (_, i) => pushNext(ob, (seq) => rec(seq, (i === 1 ? 'x'.repeat(1500) : 'v'.repeat(90)) + seq)));
+    reads.length = 0;
+    expect(ob.peek(1)).toEqual([made[0]]);
+    expect(reads).toEqual([160]);
+    reads.length = 0;
+    ob.ack(1);
+    expect(reads).toEqual([7]);
+    // A record longer than that is read again at its size.
+    reads.length = 0;
+    expect(ob.peek(1)).toEqual([made[1]]);
+    expect(reads[0]).toBe(160);
+    expect(reads[1]).toBeGreaterThan(1500);
+    ob.ack(1);
+    reads.length = 0;
+    expect(seqs(ob.peek(20))).toEqual(seqs(made.slice(2, 22)));
+    expect(Math.max(...reads)).toBe(512);
+  });
+
   it('starts a new segment after a failed append', () => {
     const files = createMemoryFileStore();
     const lines: string[] = [];
