@@ -90,6 +90,7 @@ export const COLD_ONLY = [
   'src/config/format.ts',
   'src/service/reads.ts',
   'src/service/parse-reads.ts',
+  'src/service/xml-check.ts',
   'src/agent/provision.ts',
 ];
 

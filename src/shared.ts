@@ -16,7 +16,7 @@ import { DEFAULT_BOARD, getBoard } from './board';
 import { createHttpClient } from './net/http';
 import { crc32 } from './queue/crc32';
 import { createServiceClient, devProblem, devSegments, maskSecret } from './service/client';
-import { describeBody, errorSignal, pairsOf, parseWriteReply, rootName, shape, unescapeXml, xmlProblem } from './service/parse';
+import { describeBody, errorSignal, pairsOf, parseWriteReply, rootName, shape, unescapeXml } from './service/parse';
 import { parseHttpDate, parseRetryAfter, RETRY_AFTER_CAP_MS } from './service/http-date';
 import { apiPath, encodeSegment, parseBaseUrl } from './service/url';
 import { codeAt, utf8, utf8Length } from './service/utf8';
@@ -37,7 +37,7 @@ export function sharedTable(): Shared {
     'queue/crc32': { crc32 },
     'service/client': { createServiceClient, devProblem, devSegments, maskSecret },
     'service/http-date': { parseHttpDate, parseRetryAfter, RETRY_AFTER_CAP_MS },
-    'service/parse': { describeBody, errorSignal, pairsOf, parseWriteReply, rootName, shape, unescapeXml, xmlProblem },
+    'service/parse': { describeBody, errorSignal, pairsOf, parseWriteReply, rootName, shape, unescapeXml },
     'service/url': { apiPath, encodeSegment, parseBaseUrl },
     'service/utf8': { codeAt, utf8, utf8Length },
     utf8: { decodeUtf8, isUtf8 },

@@ -8,8 +8,9 @@ import type { Log } from '../ports/ports';
 import type { DeviceRef, Outcome, ServiceClient } from './client';
 import { createServiceClient, devProblem, devSegments } from './client';
 import type { Found } from './parse';
-import { describeBody, errorSignal } from './parse';
+import { describeBody, errorSignal, parseWriteReply } from './parse';
 import { parseApiKey, parseDeviceCreated, parseJsonRead, parseValueRead, parseXmlRead } from './parse-reads';
+import { xmlProblem } from './xml-check';
 
 /**
  * A reply to an account call or a read that signals an error becomes a
@@ -39,7 +40,14 @@ export function withReads(c: ServiceClient): ServiceOps {
   return {
     writeValue: (dev, text) => c.writeValue(dev, text),
     writeJson: (dev, json) => c.writeJson(dev, json),
-    writeXml: (dev, xml) => c.writeXml(dev, xml),
+    writeXml(dev, xml) {
+      // The service client leaves XML it is handed unchecked (the uplink's is
+      // its own): a console write is checked here, and refused as the client
+      // refuses a bad device or an empty text, before any I/O.
+      const p = devProblem(dev) || typeof xml !== 'string' || !xml.trim() ? undefined : xmlProblem(xml);
+      if (!p) return c.writeXml(dev, xml);
+      return c.call({ op: 'updatedevicexml', segments: devSegments(dev), secrets: [dev.apiKey], problem: 'xml is not well-formed: ' + p, read: parseWriteReply });
+    },
     call: (x) => c.call(x),
     readValue(dev) {
       return read('showdevicevalue', dev, parseValueRead);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeBody, errorSignal, parseWriteReply, unescapeXml, xmlProblem } from '../../src/service/parse';
+import { describeBody, errorSignal, parseWriteReply, unescapeXml } from '../../src/service/parse';
+import { xmlProblem } from '../../src/service/xml-check';
 import { parseApiKey, parseDeviceCreated, parseJsonRead, parseValueRead, parseXmlRead } from '../../src/service/parse-reads';
 
 const KEY = 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6';
