@@ -81,9 +81,14 @@ function jsonPairs(v: unknown, out: Pair[], depth: number): void {
   if (depth > 0) for (let i = 0; i < kids.length; i++) if (isPlain(kids[i])) jsonPairs(kids[i], out, depth - 1);
 }
 
+// The XML patterns below are made when used (new RegExp), not written as
+// literals: the device's engine compiles a literal with its function's code
+// and keeps it as long as that code, ~1 KB for these five in every running
+// agent, where a write's reply is seldom XML.
+
 /** Unescapes the five named entities and numeric character references. */
 export function unescapeXml(s: string): string {
-  return s.replace(/&(lt|gt|amp|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);/g, (all, e: string) => {
+  return s.replace(new RegExp('&(lt|gt|amp|quot|apos|#x[0-9A-Fa-f]+|#[0-9]+);', 'g'), (all, e: string) => {
     const named = ['<', '>', '&', '"', "'"][['lt', 'gt', 'amp', 'quot', 'apos'].indexOf(e)];
     if (named !== undefined) return named;
     let c = e.charAt(1) === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
@@ -96,12 +101,12 @@ export function unescapeXml(s: string): string {
 
 function xmlPairs(body: string): Pair[] {
   const out: Pair[] = [];
-  const leaf = /<([A-Za-z_][\w.:-]*)(?:\s[^<>]*)?>([^<]*)<\/\1\s*>/g;
+  const leaf = new RegExp('<([A-Za-z_][\\w.:-]*)(?:\\s[^<>]*)?>([^<]*)</\\1\\s*>', 'g');
   let m: RegExpExecArray | null;
   while ((m = leaf.exec(body))) out.push([m[1] as string, unescapeXml(m[2] as string).trim()]);
-  const tag = /<[A-Za-z_][^<>]*>/g;
+  const tag = new RegExp('<[A-Za-z_][^<>]*>', 'g');
   while ((m = tag.exec(body))) {
-    const attr = /([A-Za-z_][\w.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+    const attr = new RegExp('([A-Za-z_][\\w.:-]*)\\s*=\\s*(?:"([^"]*)"|\'([^\']*)\')', 'g');
     let a: RegExpExecArray | null;
     while ((a = attr.exec(m[0]))) out.push([a[1] as string, unescapeXml(a[2] !== undefined ? a[2] : (a[3] as string)).trim()]);
   }
@@ -117,7 +122,7 @@ export function pairsOf(body: string): Pair[] {
 }
 
 export function rootName(body: string): string | undefined {
-  const m = /^\s*(?:<\?[\s\S]*?\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<([A-Za-z_][\w.:-]*)/.exec(body);
+  const m = new RegExp('^\\s*(?:<\\?[\\s\\S]*?\\?>\\s*)?(?:<!--[\\s\\S]*?-->\\s*)*<([A-Za-z_][\\w.:-]*)').exec(body);
   return m ? m[1] : undefined;
 }
 
