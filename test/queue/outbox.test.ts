@@ -11,6 +11,20 @@ outboxCoreSuite('memory file store', () => {
   return () => store;
 });
 
+/** A file store that notes the length of every readAt(). */
+function watchedReads(): { files: ReturnType<typeof createMemoryFileStore>; reads: number[]; watched: FileStore } {
+  const files = createMemoryFileStore();
+  const reads: number[] = [];
+  const watched: FileStore = {
+    ...files,
+    readAt: (p, offset, length) => {
+      reads.push(length);
+      return files.readAt(p, offset, length);
+    },
+  };
+  return { files, reads, watched };
+}
+
 describe('outbox over the memory file store', () => {
   it('writes one append per push and one cursor replace per ack', () => {
     const files = createMemoryFileStore();
@@ -26,15 +40,7 @@ describe('outbox over the memory file store', () => {
   });
 
   it('acknowledges by reading frame lengths a window at a time, never the rest of a segment', () => {
-    const files = createMemoryFileStore();
-    const reads: number[] = [];
-    const watched: FileStore = {
-      ...files,
-      readAt: (p, offset, length) => {
-        reads.push(length);
-        return files.readAt(p, offset, length);
-      },
-    };
+    const { files, reads, watched } = watchedReads();
     const ob = open(watched, { segmentBytes: 64 * 1024 });
     // Records of ~100 B and some of ~1.5 KB (bigger than a window) in one segment.
     const made = Array.from({ length: 40 }, (_, i) => pushNext(ob, (seq) => rec(seq, (i % 9 === 4 ? 'x'.repeat(1500) : 'v'.repeat(90)) + seq)));
@@ -54,15 +60,7 @@ describe('outbox over the memory file store', () => {
   // the engine's collector waits on (it collects at a limit only after enough
   // new objects): the uplink's peek(1) and ack(1) read what one record needs.
   it('reads about one record for peek(1), one frame header for ack(1), and a window for more', () => {
-    const files = createMemoryFileStore();
-    const reads: number[] = [];
-    const watched: FileStore = {
-      ...files,
-      readAt: (p, offset, length) => {
-        reads.push(length);
-        return files.readAt(p, offset, length);
-      },
-    };
+    const { reads, watched } = watchedReads();
     const ob = open(watched, { segmentBytes: 64 * 1024 });
     const made = Array.from({ length: 30 }, (_, i) => pushNext(ob, (seq) => rec(seq, (i === 1 ? 'x'.repeat(1500) : 'v'.repeat(90)) + seq)));
     reads.length = 0;
