@@ -77,10 +77,13 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
   // e.message : String(e)) and TextEncoder are too: a function each would be
   // kept on the heap as long as the store.
 
-  const writeAtomic = (p: string, s: string): string | undefined => {
+  /** Replaces p by the UTF-8 of `s`, followed by `more` and `last` when given (written as they are, with no copy of the whole). */
+  const writeAtomic = (p: string, s: string, more?: Uint8Array, last?: Uint8Array): string | undefined => {
     const tmp = p + '.tmp';
     try {
       files.write(tmp, new TextEncoder().encode(s));
+      if (more) files.append(tmp, more);
+      if (last) files.append(tmp, last);
       files.rename(tmp, p);
       return undefined;
     } catch (e) {
@@ -188,8 +191,7 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
         saved = undefined;
       }
       if (!saved) return path + ': unreadable; no last-known-good copy made';
-      const enc = new TextEncoder();
-      const tail = enc.encode(',"config":' + JSON.stringify(c) + '}');
+      const tail = new TextEncoder().encode(',"config":' + JSON.stringify(c) + '}');
       const crc = crc32(tail, 0, tail.length, crc32(saved, 0, saved.length));
       const head = '{"stamp":"' + saved.length + ' ' + crc.toString(16) + '","saved":';
       const size = head.length + saved.length + tail.length;
@@ -208,19 +210,7 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
       } catch {
         same = false;
       }
-      let e: string | undefined;
-      if (!same) {
-        // A leftover of a failed write is overwritten by the next one.
-        const tmp = lkgPath + '.tmp';
-        try {
-          files.write(tmp, enc.encode(head));
-          files.append(tmp, saved);
-          files.append(tmp, tail);
-          files.rename(tmp, lkgPath);
-        } catch (x) {
-          e = lkgPath + ': not saved (' + (x instanceof Error ? x.message : String(x)) + ')';
-        }
-      }
+      const e = same ? undefined : writeAtomic(lkgPath, head, saved, tail);
       if (!e) {
         lkgOf = c;
         lkgSaved = current;

@@ -42,9 +42,9 @@ export function withReads(c: ServiceClient): ServiceOps {
     writeJson: (dev, json) => c.writeJson(dev, json),
     writeXml(dev, xml) {
       // The service client leaves XML it is handed unchecked (the uplink's is
-      // its own): a console write is checked here, and refused as the client
-      // refuses a bad device or an empty text, before any I/O.
-      const p = devProblem(dev) || typeof xml !== 'string' || !xml.trim() ? undefined : xmlProblem(xml);
+      // its own): a console write is checked here. A bad device or an empty
+      // text is the client's to refuse, as for every write.
+      const p = typeof xml === 'string' && xml.trim() && !devProblem(dev) ? xmlProblem(xml) : undefined;
       if (!p) return c.writeXml(dev, xml);
       return c.call({ op: 'updatedevicexml', segments: devSegments(dev), secrets: [dev.apiKey], problem: 'xml is not well-formed: ' + p, read: parseWriteReply });
     },
