@@ -154,17 +154,43 @@ export function createColdLoader(o: {
   }
 
   /**
-   * The module's source, once its CRC holds. A function of its own so the
-   * bytes read are garbage before the source is evaluated: only the text and
-   * then its bytecode are on the heap at once, never the bytes as well.
+   * The module's source and its strings, once its CRC holds. Read a window
+   * at a time into one buffer and decoded as it goes: read whole (up to
+   * 16 KB in one array), the bytes stayed on the heap through the parse as
+   * garbage, which only a collection frees, and the engine skips the
+   * collections the parser's growth brings on (it makes few objects).
    */
   function text(at: number[]): [string, unknown] | undefined {
-    const bytes = o.program.read(at[0] as number, at[1] as number);
-    if (!bytes || crc32(bytes, 0, bytes.length) !== at[2]) return undefined;
+    const from = at[0] as number;
     const n = at[3] as number;
-    const code = decodeUtf8(bytes.subarray(0, n));
-    const strings = decodeUtf8(bytes.subarray(n + 1));
-    return code === undefined || strings === undefined ? undefined : [code, JSON.parse(strings)];
+    const buf = new Uint8Array(K.Window);
+    let c = 0;
+    // Bytes [start, end) of the module as text; undefined when unreadable or not UTF-8.
+    const piece = (start: number, end: number): string | undefined => {
+      let s = '';
+      for (let k = start; k < end; ) {
+        let m = Math.min(K.Window, end - k);
+        const w = o.program.read(from + k, m, buf);
+        if (!w || w.length < m) return undefined;
+        // A window that is not the last ends before the character that
+        // runs on past it: at a byte that is not a continuation byte.
+        if (k + m < end) {
+          m--;
+          while (m > 0 && ((w[m] as number) & 0xc0) === 0x80) m--;
+          if (!m) return undefined;
+        }
+        c = crc32(w, 0, m, c);
+        const t = decodeUtf8(w.subarray(0, m));
+        if (t === undefined) return undefined;
+        s += t;
+        k += m;
+      }
+      return s;
+    };
+    const code = piece(0, n);
+    // The strings follow the code's newline, which the CRC covers too.
+    const rest = code === undefined ? undefined : piece(n, at[1] as number);
+    return rest === undefined || c !== at[2] ? undefined : [code as string, JSON.parse(rest.slice(1))];
   }
 
   // Where the messages' section starts, once checked; -1: not looked for yet.

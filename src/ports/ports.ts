@@ -199,8 +199,12 @@ export interface ConsoleHost {
  * cold code there in a leading comment (see src/cold.ts).
  */
 export interface ProgramStore {
-  /** Bytes [offset, offset + length), or undefined when there is no stored program to read. */
-  read(offset: number, length: number): Uint8Array | undefined;
+  /**
+   * Bytes [offset, offset + length), or undefined when there is no stored
+   * program to read. `into`, when given (at least `length` bytes), may be
+   * read into and handed back (or a part of it) instead of a new array.
+   */
+  read(offset: number, length: number, into?: Uint8Array): Uint8Array | undefined;
 }
 
 /** Everything the agent needs from a platform, passed in at start. */

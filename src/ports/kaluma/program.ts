@@ -14,7 +14,7 @@ interface KFlash {
 let area: KFlash | undefined;
 
 export const kalumaProgram: ProgramStore = {
-  read(offset, length) {
+  read(offset, length, into) {
     if (!area) {
       const b = getBoard(DEFAULT_BOARD);
       if (!b) return undefined;
@@ -22,7 +22,9 @@ export const kalumaProgram: ProgramStore = {
       const F = (globalThis as unknown as { require(n: 'flash'): { Flash: new (base: number, count: number) => KFlash } }).require('flash').Flash;
       area = new F(b.flash.kvBytes / 4096, b.flash.programBytes / 4096);
     }
-    const out = new Uint8Array(length);
+    // The module reads as many bytes as the array is long, from the start
+    // of its buffer (it ignores a view's byteOffset): a view from 0 is safe.
+    const out = into ? (into.length === length ? into : into.subarray(0, length)) : new Uint8Array(length);
     // Block 0 with a byte offset: the module reads (base + block) * 4096 + offset.
     area.read(0, out, offset);
     return out;
