@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, type BuildResult } from '../../scripts/build';
-import { MessageTable, READER, takeMessages } from '../../scripts/messages';
+import { KEEP_TEXT, MessageTable, READER, takeMessages } from '../../scripts/messages';
 import { createColdLoader, MESSAGES } from '../../src/cold';
 import type { ProgramStore } from '../../src/ports/ports';
 import { sharedTable } from '../../src/shared';
@@ -62,6 +62,14 @@ describe('messages taken out of a module', () => {
     expect(r.out).toBe(code);
   });
 
+  it('leaves the boot\'s sentences of guidance (KEEP_TEXT), and takes the same words said otherwise', () => {
+    const kept = [...KEEP_TEXT][KEEP_TEXT.size - 3] as string;
+    const code = `export function f(log) { log.info(${JSON.stringify(kept)}); log.info(${JSON.stringify(kept + ' now')}); }`;
+    const r = take(code);
+    expect(r.list).toEqual([kept + ' now']);
+    expect(r.out).toContain(JSON.stringify(kept));
+  });
+
   it('leaves text of the wire and of payloads: line breaks, markup, quotes, assignments', () => {
     const code = [
       `export function head(m, p, h, n) { return m + ' ' + p + ' HTTP/1.0\\r\\nHost: ' + h + '\\r\\nContent-Length: ' + n; }`,
@@ -88,7 +96,13 @@ describe('the resident program\'s messages in a build', () => {
     expect(list.length).toBeGreaterThan(20);
     const resident = new TextDecoder().decode(bytes.subarray(built.coldBytes));
     expect(resident.startsWith(`function ${READER}(`)).toBe(true);
-    for (const m of list) expect(resident).not.toContain(JSON.stringify(m).slice(1, -1));
+    // Not one of them as a literal (a kept sentence may hold one as a part).
+    for (const m of list) expect(resident).not.toContain(JSON.stringify(m));
+    // The boot's own guidance stays legible when the messages cannot be read.
+    for (const k of KEEP_TEXT) {
+      expect(list).not.toContain(k);
+      expect(resident).toContain(JSON.stringify(k));
+    }
     // What goes on the wire stays in the code (scripts/messages.ts, KEEP):
     // the board sends it on every request, and it must not depend on flash.
     expect(list.filter((m) => /[\r\n<>"=]|HTTP\/|Content-|charset/.test(m))).toEqual([]);
