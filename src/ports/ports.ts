@@ -135,8 +135,12 @@ export interface FileStore {
   readAt(path: string, offset: number, length: number): Uint8Array;
   /** Replaces the file's content (creates it). */
   write(path: string, bytes: Uint8Array): void;
-  /** Adds bytes at the end (creates the file). */
-  append(path: string, bytes: Uint8Array): void;
+  /**
+   * Adds bytes at the end (creates the file). `size`: the file's size when
+   * the caller keeps it (0: not there yet), which spares a store that would
+   * look it up (on the board, two calls into Kaluma's fs per append).
+   */
+  append(path: string, bytes: Uint8Array, size?: number): void;
   /** Size in bytes, or undefined when the file does not exist. */
   size(path: string): number | undefined;
   /** Atomic replace of `to` by `from`. */

@@ -284,7 +284,8 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
         const last = segs.length - 4;
         t = last >= 0 && !segs[last + 3] && (segs[last + 1] as number) + f.length <= segBytes ? last : -1;
         id = t < 0 ? nextId++ : (segs[t] as number);
-        files.append(name(id), f);
+        // The segment's size is kept here: the store need not look it up.
+        files.append(name(id), f, t < 0 ? 0 : segs[t + 1]);
       } catch (e) {
         say('push ' + r.seq, e);
         if (t >= 0) segs[t + 3] = 1;

@@ -17,6 +17,11 @@ export function walkFileStoreContract(fs: FileStore, raw: (path: string) => stri
   fs.append('a/x', bytes('hello'));
   fs.append('a/x', bytes(' world'));
   expect(text(fs.read('a/x'))).toBe('hello world');
+  // With the size the caller keeps (0: a new file).
+  fs.append('a/z', bytes('ab'), 0);
+  fs.append('a/z', bytes('cd'), 2);
+  expect(text(fs.read('a/z'))).toBe('abcd');
+  fs.remove('a/z');
   expect(fs.size('a/x')).toBe(11);
   expect(text(fs.readAt('a/x', 6, 100))).toBe('world');
   expect(text(fs.readAt('a/x', 2, 3))).toBe('llo');

@@ -98,9 +98,12 @@ export function createMemoryFileStore(): MemoryFileStore {
       s.counts.writes++;
       store(path, bytes, new Uint8Array(0));
     },
-    append(path, bytes) {
+    append(path, bytes, size) {
       s.counts.appends++;
-      store(path, bytes, files.get(path) ?? new Uint8Array(0));
+      const was = files.get(path) ?? new Uint8Array(0);
+      // A size the caller kept must be the file's: a store on the board writes there.
+      if (size !== undefined && size !== was.length) throw new Error(path + ': append at ' + size + ', but the file holds ' + was.length + ' B');
+      store(path, bytes, was);
     },
     size(path) {
       const f = files.get(path);

@@ -64,6 +64,22 @@ describe('kaluma file port: the FileStore contract', () => {
     expect(open.mock.calls.map((c) => c[1])).toEqual(['w', 'r+', 'w', 'r', 'r']);
     vi.restoreAllMocks();
   });
+
+  it('appends at a size the caller keeps without looking it up (no exists, no stat)', () => {
+    files.append('seg', bytes('abc'));
+    const exists = vi.spyOn(kfs, 'exists');
+    const stat = vi.spyOn(kfs, 'stat');
+    const open = vi.spyOn(kfs, 'open');
+    files.append('seg', bytes('de'), 3);
+    files.append('new', bytes('fg'), 0);
+    expect(exists).not.toHaveBeenCalled();
+    expect(stat).not.toHaveBeenCalled();
+    expect(open.mock.calls.map((c) => c[1])).toEqual(['r+', 'w']);
+    vi.restoreAllMocks();
+    expect(text(kfs.contents('/seg'))).toBe('abcde');
+    expect(text(kfs.contents('/new'))).toBe('fg');
+    expect(kfs.handles()).toBe(0);
+  });
 });
 
 describe('kaluma file port against a file system that refuses', () => {

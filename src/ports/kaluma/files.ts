@@ -59,9 +59,13 @@ export const kalumaFiles: FileStore = {
     return io(p, 'r', length, offset) as Uint8Array;
   },
   write: (p, bytes) => void io(p, 'w', bytes, 0),
-  append: (p, bytes) => {
-    const n = sizeOf(p);
-    io(p, n === undefined ? 'w' : 'r+', bytes, n || 0);
+  append: (p, bytes, size) => {
+    // Looked up (exists, then stat: ~1.8 KB of the engine's heap) only when
+    // the caller does not keep it. A kept size is trusted: a file removed
+    // behind the caller's back fails its 'r+' open (Kaluma leaks ~100 B),
+    // which the outbox takes as the end of that segment.
+    const n = size !== undefined ? size : sizeOf(p);
+    io(p, n ? 'r+' : 'w', bytes, n || 0);
   },
   size: sizeOf,
   rename: (from, to) => {
