@@ -131,8 +131,13 @@ export interface KvStore {
 export interface FileStore {
   /** The whole file, or undefined when it does not exist. */
   read(path: string): Uint8Array | undefined;
-  /** Bytes [offset, offset + length) of a file; shorter at the end of the file. */
-  readAt(path: string, offset: number, length: number): Uint8Array;
+  /**
+   * Bytes [offset, offset + length) of a file; shorter at the end of the
+   * file. Throws when the file is missing. `known`: the caller keeps the
+   * file (it wrote it), which spares a store that would look first (on the
+   * board, one call into Kaluma's fs per read).
+   */
+  readAt(path: string, offset: number, length: number, known?: boolean): Uint8Array;
   /** Replaces the file's content (creates it). */
   write(path: string, bytes: Uint8Array): void;
   /**

@@ -174,7 +174,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
           if (!b || p + FRAME_HEADER > from + b.length) {
             from = p;
             // Only the frame's header of the last one wanted.
-            b = files.readAt(name(id), headOff + p, Math.min(rest - p, PEEK_WINDOW, (k - done - m - 1) * PER_RECORD + FRAME_HEADER));
+            b = files.readAt(name(id), headOff + p, Math.min(rest - p, PEEK_WINDOW, (k - done - m - 1) * PER_RECORD + FRAME_HEADER), true);
           }
           p += frameSize(b, p - from) || rest;
           m++;
@@ -319,10 +319,11 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
           // Read in small windows, not the whole segment: the uplink peeks
           // once or twice per request, and each read is garbage on the heap.
           for (let pos = i ? 0 : headOff; pos < end && out.length < n; ) {
-            let b = files.readAt(file, pos, Math.min(end - pos, PEEK_WINDOW, (n - out.length) * PER_RECORD));
+            // Its segments are the outbox's own: the store need not look first.
+            let b = files.readAt(file, pos, Math.min(end - pos, PEEK_WINDOW, (n - out.length) * PER_RECORD), true);
             let p = 0;
             let len: number;
-            if (frameSize(b, 0) > b.length) b = files.readAt(file, pos, frameSize(b, 0));
+            if (frameSize(b, 0) > b.length) b = files.readAt(file, pos, frameSize(b, 0), true);
             for (; out.length < n && (len = frameSize(b, p)) && p + len <= b.length; p += len) out.push(decodeFrame(b, p));
             if (!p) break;
             pos += p;

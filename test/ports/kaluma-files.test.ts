@@ -80,6 +80,17 @@ describe('kaluma file port: the FileStore contract', () => {
     expect(text(kfs.contents('/new'))).toBe('fg');
     expect(kfs.handles()).toBe(0);
   });
+
+  it('reads a file the caller keeps without looking for it first', () => {
+    files.append('seg', bytes('abcde'));
+    const exists = vi.spyOn(kfs, 'exists');
+    expect(text(files.readAt('seg', 1, 3, true))).toBe('bcd');
+    expect(exists).not.toHaveBeenCalled();
+    expect(text(files.readAt('seg', 0, 2))).toBe('ab');
+    expect(exists).toHaveBeenCalledTimes(1);
+    vi.restoreAllMocks();
+    expect(kfs.handles()).toBe(0);
+  });
 });
 
 describe('kaluma file port against a file system that refuses', () => {
