@@ -187,10 +187,11 @@ export function createColdLoader(o: {
       }
       return s;
     };
-    const code = piece(0, n);
-    // The strings follow the code's newline, which the CRC covers too.
-    const rest = code === undefined ? undefined : piece(n, at[1] as number);
-    return rest === undefined || c !== at[2] ? undefined : [code as string, JSON.parse(rest.slice(1))];
+    // The code with the newline after it (which the CRC covers, and which
+    // evaluates as nothing), then the strings: no copy of either to trim it.
+    const code = piece(0, n + 1);
+    const strings = code === undefined ? undefined : piece(n + 1, at[1] as number);
+    return strings === undefined || c !== at[2] ? undefined : [code as string, JSON.parse(strings)];
   }
 
   // Where the messages' section starts, once checked; -1: not looked for yet.
