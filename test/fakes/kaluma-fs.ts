@@ -44,9 +44,37 @@ interface OpenFile {
   erred: boolean;
 }
 
+// fs.js's VFS_FLAG_* bits, and its mapping of the flags strings the port may use.
+const enum VFS {
+  Read = 1,
+  Write = 2,
+  Create = 4,
+  Append = 8,
+  Excl = 16,
+  Trunc = 32,
+}
+const FLAGS: Record<string, number> = {
+  r: VFS.Read,
+  'r+': VFS.Read | VFS.Write,
+  w: VFS.Write | VFS.Create | VFS.Trunc,
+  'w+': VFS.Write | VFS.Read | VFS.Trunc,
+  a: VFS.Append,
+};
+
+/** LittleFS's own object (module_vfs_lfs.c), the mount fs.js's __lookup finds. */
+export interface KalumaVfs {
+  path: string;
+  open(path: string, flags: number, mode?: number): number;
+  read(id: number, buf: Uint8Array, offset: number, length: number, position: number): number;
+  write(id: number, buf: Uint8Array, offset: number, length: number, position: number): number;
+  close(id: number): void;
+}
+
 export interface KalumaFsFake {
   // Kaluma's fs API (the part the port uses, with fs.js's signatures).
   open(path: string, flags?: string): number;
+  /** fs.js's mount lookup: the file system mounted at '/'. */
+  __lookup(path: string): KalumaVfs;
   read(fd: number, buf: Uint8Array, offset?: number, length?: number, position?: number): number;
   write(fd: number, buf: Uint8Array, offset?: number, length?: number, position?: number): number;
   close(fd: number): void;
@@ -104,66 +132,88 @@ export function createKalumaFs(o: { files?: Map<string, Uint8Array> } = {}): Kal
     return f;
   };
 
+  function readFd(fd: number, buf: Uint8Array, offset: number, length: number, position: number): number {
+    const f = fobj(fd);
+    refused('read');
+    const from = position > -1 ? position : f.pos;
+    const part = f.data.subarray(from, from + length);
+    buf.set(part, offset);
+    f.pos = from + part.length;
+    return part.length;
+  }
+  function writeFd(fd: number, buf: Uint8Array, offset: number, length: number, position: number): number {
+    const f = fobj(fd);
+    try {
+      refused('write');
+    } catch (e) {
+      f.erred = true;
+      throw e;
+    }
+    const from = position > -1 ? position : f.pos;
+    const end = Math.max(f.data.length, from + length);
+    const g = new Uint8Array(end);
+    g.set(f.data);
+    g.set(buf.subarray(offset, offset + length), from);
+    f.data = g;
+    f.pos = from + length;
+    f.dirty = true;
+    return length;
+  }
+  function closeFd(fd: number): void {
+    const f = fobj(fd);
+    // A refused close returns before the handle is freed and fs.js never
+    // clears the fd: both stay taken for good.
+    refused('close');
+    if (f.dirty && !f.erred) files.set(f.path, f.data);
+    opens[fd] = null;
+    live--;
+  }
+
+  /** module_vfs_lfs.c's open: fs.js's VFS flag bits; an id for the handle. */
+  const openBits = (path: string, bits: number): number => {
+    const p = norm(path);
+    // module_vfs_lfs.c: malloc(handle), then lfs_file_open; no free on error.
+    live++;
+    refused('open');
+    // Neither read nor write ('a': append alone, fs.js's mapping): undefined on the board.
+    if (!(bits & (VFS.Read | VFS.Write)) || bits & (VFS.Append | VFS.Excl)) throw new FakeSystemError(-22);
+    const creates = !!(bits & VFS.Create);
+    const existing = files.get(p);
+    if (!existing && !creates) throw new FakeSystemError(-2);
+    if (!dirs.has(parent(p))) throw new FakeSystemError(-2);
+    if (dirs.has(p)) throw new FakeSystemError(-21);
+    if (!existing) files.set(p, new Uint8Array(0));
+    const truncate = !!(bits & VFS.Trunc);
+    const f: OpenFile = { path: p, data: truncate ? new Uint8Array(0) : (existing || new Uint8Array(0)).slice(), pos: 0, dirty: truncate, erred: false };
+    const free = opens.indexOf(null);
+    if (free >= 0) {
+      opens[free] = f;
+      return free;
+    }
+    return opens.push(f) - 1;
+  };
+  // The file system mounted at '/', as fs.js's __lookup returns it.
+  const mount: KalumaVfs = {
+    path: '/',
+    open: (path, flags) => openBits(path, flags),
+    read: (id, buf, offset, length, position) => readFd(id, buf, offset, length, position),
+    write: (id, buf, offset, length, position) => writeFd(id, buf, offset, length, position),
+    close: (id) => closeFd(id),
+  };
+
   const fake: KalumaFsFake = {
     open(path, flags = 'r') {
-      const p = norm(path);
-      // module_vfs_lfs.c: malloc(handle), then lfs_file_open; no free on error.
-      live++;
-      refused('open');
-      if (flags.charAt(0) === 'a') throw new FakeSystemError(-22);
-      const known = ['r', 'r+', 'w', 'w+'];
-      if (known.indexOf(flags) < 0) throw new FakeSystemError(-22);
-      const creates = flags === 'w';
-      const existing = files.get(p);
-      if (!existing && !creates) throw new FakeSystemError(-2);
-      if (!dirs.has(parent(p))) throw new FakeSystemError(-2);
-      if (dirs.has(p)) throw new FakeSystemError(-21);
-      if (!existing) files.set(p, new Uint8Array(0));
-      const truncate = flags.charAt(0) === 'w';
-      const f: OpenFile = { path: p, data: truncate ? new Uint8Array(0) : (existing || new Uint8Array(0)).slice(), pos: 0, dirty: truncate, erred: false };
-      const free = opens.indexOf(null);
-      if (free >= 0) {
-        opens[free] = f;
-        return free;
-      }
-      return opens.push(f) - 1;
+      // fs.js's switch: a flag it does not know opens with no bits.
+      const bits = FLAGS[flags];
+      return openBits(path, bits === undefined ? 0 : bits);
     },
-    read(fd, buf, offset = 0, length = buf.length, position = -1) {
-      const f = fobj(fd);
-      refused('read');
-      const from = position > -1 ? position : f.pos;
-      const part = f.data.subarray(from, from + length);
-      buf.set(part, offset);
-      f.pos = from + part.length;
-      return part.length;
+    __lookup(path) {
+      if (norm(path).charAt(0) !== '/') throw new FakeSystemError(-2);
+      return mount;
     },
-    write(fd, buf, offset = 0, length = buf.length, position = -1) {
-      const f = fobj(fd);
-      try {
-        refused('write');
-      } catch (e) {
-        f.erred = true;
-        throw e;
-      }
-      const from = position > -1 ? position : f.pos;
-      const end = Math.max(f.data.length, from + length);
-      const g = new Uint8Array(end);
-      g.set(f.data);
-      g.set(buf.subarray(offset, offset + length), from);
-      f.data = g;
-      f.pos = from + length;
-      f.dirty = true;
-      return length;
-    },
-    close(fd) {
-      const f = fobj(fd);
-      // A refused close returns before the handle is freed and fs.js never
-      // clears the fd: both stay taken for good.
-      refused('close');
-      if (f.dirty && !f.erred) files.set(f.path, f.data);
-      opens[fd] = null;
-      live--;
-    },
+    read: (fd, buf, offset = 0, length = buf.length, position = -1) => readFd(fd, buf, offset, length, position),
+    write: (fd, buf, offset = 0, length = buf.length, position = -1) => writeFd(fd, buf, offset, length, position),
+    close: (fd) => closeFd(fd),
     // fs.js 1.2.1, as it is: no try/finally.
     readFile(path) {
       const size = fake.stat(path).size;

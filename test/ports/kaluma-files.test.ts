@@ -6,7 +6,8 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FileStore } from '../../src/ports/ports';
 import { createOutbox } from '../../src/queue/outbox';
-import { kalumaFs as kfs } from '../fakes/kaluma-fs';
+import { createKalumaFs, kalumaFs as kfs } from '../fakes/kaluma-fs';
+import type { KalumaFsFake } from '../fakes/kaluma-fs';
 import { walkFileStoreContract } from '../fakes/file-store-contract';
 import { outboxCoreSuite, rec } from '../queue/helpers';
 import { stubKalumaRequire } from './kaluma-env';
@@ -17,6 +18,8 @@ stubKalumaRequire({ fs: kfs });
 // Kaluma's fs declarations, the tests against node's.
 const PORT = '../../src/ports/kaluma/files';
 const { kalumaFiles: files } = (await import(PORT)) as { kalumaFiles: FileStore };
+// The file system fs.js's __lookup finds at '/': the port calls it directly.
+const mount = kfs.__lookup('/');
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array | undefined): string | undefined => b && new TextDecoder().decode(b);
@@ -49,19 +52,37 @@ describe('kaluma file port: the FileStore contract', () => {
     expect(kfs.fds()).toBe(0);
   });
 
-  it("never uses fs.js's writeFile or readFile, and never an 'a' open", () => {
-    const writeFile = vi.spyOn(kfs, 'writeFile');
-    const readFile = vi.spyOn(kfs, 'readFile');
-    const open = vi.spyOn(kfs, 'open');
+  it("opens, reads, writes and closes through the mount itself: never fs.js's calls, its writeFile or readFile, nor an 'a' open", () => {
+    const viaFsJs = (['open', 'read', 'write', 'close', 'writeFile', 'readFile'] as const).map((k) => vi.spyOn(kfs, k));
+    const open = vi.spyOn(mount, 'open');
+    const close = vi.spyOn(mount, 'close');
     files.append('seg', bytes('x'));
     files.append('seg', bytes('y'));
     files.write('cur.tmp', bytes('z'));
-    files.read('seg');
-    files.readAt('seg', 0, 1);
-    expect(writeFile).not.toHaveBeenCalled();
-    expect(readFile).not.toHaveBeenCalled();
-    // A missing file is created with 'w', an existing one appended with 'r+'.
-    expect(open.mock.calls.map((c) => c[1])).toEqual(['w', 'r+', 'w', 'r', 'r']);
+    expect(text(files.read('seg'))).toBe('xy');
+    expect(text(files.readAt('seg', 1, 1))).toBe('y');
+    for (const f of viaFsJs) expect(f).not.toHaveBeenCalled();
+    // A missing file is created with 'w' (write, create, truncate: 38), an
+    // existing one appended with 'r+' (3), reads with 'r' (1): fs.js's bits.
+    expect(open.mock.calls.map((c) => c[1])).toEqual([38, 3, 38, 1, 1]);
+    expect(close).toHaveBeenCalledTimes(5);
+    vi.restoreAllMocks();
+    expect(kfs.handles()).toBe(0);
+  });
+
+  it("goes through fs.js's open, with its flags strings, where fs has no __lookup", async () => {
+    const bare = createKalumaFs() as Partial<KalumaFsFake>;
+    delete bare.__lookup;
+    vi.resetModules();
+    stubKalumaRequire({ fs: bare });
+    const fresh = ((await import(PORT)) as { kalumaFiles: FileStore }).kalumaFiles;
+    const open = vi.spyOn(bare as KalumaFsFake, 'open');
+    // The port requires fs on its first call.
+    walkFileStoreContract(fresh, (p) => text((bare as KalumaFsFake).contents('/' + p)));
+    stubKalumaRequire({ fs: kfs });
+    const flags = new Set(open.mock.calls.map((c) => c[1]));
+    expect([...flags].sort()).toEqual(['r', 'r+', 'w']);
+    expect((bare as KalumaFsFake).handles()).toBe(0);
     vi.restoreAllMocks();
   });
 
@@ -69,12 +90,12 @@ describe('kaluma file port: the FileStore contract', () => {
     files.append('seg', bytes('abc'));
     const exists = vi.spyOn(kfs, 'exists');
     const stat = vi.spyOn(kfs, 'stat');
-    const open = vi.spyOn(kfs, 'open');
+    const open = vi.spyOn(mount, 'open');
     files.append('seg', bytes('de'), 3);
     files.append('new', bytes('fg'), 0);
     expect(exists).not.toHaveBeenCalled();
     expect(stat).not.toHaveBeenCalled();
-    expect(open.mock.calls.map((c) => c[1])).toEqual(['r+', 'w']);
+    expect(open.mock.calls.map((c) => c[1])).toEqual([3, 38]);
     vi.restoreAllMocks();
     expect(text(kfs.contents('/seg'))).toBe('abcde');
     expect(text(kfs.contents('/new'))).toBe('fg');

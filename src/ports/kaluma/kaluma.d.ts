@@ -69,6 +69,17 @@ declare module 'fs' {
   export function stat(path: string): Stat;
   export function mkdir(path: string): void;
   export function readdir(path: string): string[];
+  /** The file system mounted at the path: LittleFS's own object (VFSLittleFS), as fs.js calls it. */
+  interface Vfs {
+    path: string;
+    /** flags: fs.js's VFS_FLAG_* bits (read 1, write 2, create 4, append 8, excl 16, trunc 32). */
+    open(path: string, flags: number, mode: number): number;
+    read(id: number, buf: Uint8Array, offset: number, length: number, position: number): number;
+    write(id: number, buf: Uint8Array, offset: number, length: number, position: number): number;
+    close(id: number): void;
+  }
+  /** fs.js's own mount lookup (exported by Kaluma 1.2.1); throws ENOENT when nothing is mounted there. */
+  export const __lookup: ((path: string) => Vfs) | undefined;
 }
 
 declare module 'wdt' {
