@@ -68,6 +68,7 @@ export interface KalumaVfs {
   read(id: number, buf: Uint8Array, offset: number, length: number, position: number): number;
   write(id: number, buf: Uint8Array, offset: number, length: number, position: number): number;
   close(id: number): void;
+  rename(from: string, to: string): void;
 }
 
 export interface KalumaFsFake {
@@ -169,6 +170,16 @@ export function createKalumaFs(o: { files?: Map<string, Uint8Array> } = {}): Kal
     live--;
   }
 
+  function renameFile(from: string, to: string): void {
+    const a = norm(from);
+    const b = norm(to);
+    const f = files.get(a);
+    if (!f) throw new FakeSystemError(-2);
+    if (!dirs.has(parent(b))) throw new FakeSystemError(-2);
+    files.delete(a);
+    files.set(b, f);
+  }
+
   /** module_vfs_lfs.c's open: fs.js's VFS flag bits; an id for the handle. */
   const openBits = (path: string, bits: number): number => {
     const p = norm(path);
@@ -199,6 +210,7 @@ export function createKalumaFs(o: { files?: Map<string, Uint8Array> } = {}): Kal
     read: (id, buf, offset, length, position) => readFd(id, buf, offset, length, position),
     write: (id, buf, offset, length, position) => writeFd(id, buf, offset, length, position),
     close: (id) => closeFd(id),
+    rename: (from, to) => renameFile(from, to),
   };
 
   const fake: KalumaFsFake = {
@@ -232,15 +244,7 @@ export function createKalumaFs(o: { files?: Map<string, Uint8Array> } = {}): Kal
       const p = norm(path);
       if (!files.delete(p)) throw new FakeSystemError(-2);
     },
-    rename(from, to) {
-      const a = norm(from);
-      const b = norm(to);
-      const f = files.get(a);
-      if (!f) throw new FakeSystemError(-2);
-      if (!dirs.has(parent(b))) throw new FakeSystemError(-2);
-      files.delete(a);
-      files.set(b, f);
-    },
+    rename: (from, to) => renameFile(from, to),
     exists: (path) => files.has(norm(path)) || dirs.has(norm(path)),
     stat(path) {
       const p = norm(path);

@@ -53,12 +53,14 @@ describe('kaluma file port: the FileStore contract', () => {
   });
 
   it("opens, reads, writes and closes through the mount itself: never fs.js's calls, its writeFile or readFile, nor an 'a' open", () => {
-    const viaFsJs = (['open', 'read', 'write', 'close', 'writeFile', 'readFile'] as const).map((k) => vi.spyOn(kfs, k));
+    const viaFsJs = (['open', 'read', 'write', 'close', 'rename', 'writeFile', 'readFile'] as const).map((k) => vi.spyOn(kfs, k));
     const open = vi.spyOn(mount, 'open');
     const close = vi.spyOn(mount, 'close');
     files.append('seg', bytes('x'));
     files.append('seg', bytes('y'));
     files.write('cur.tmp', bytes('z'));
+    files.rename('cur.tmp', 'cur');
+    expect(text(kfs.contents('/cur'))).toBe('z');
     expect(text(files.read('seg'))).toBe('xy');
     expect(text(files.readAt('seg', 1, 1))).toBe('y');
     for (const f of viaFsJs) expect(f).not.toHaveBeenCalled();
@@ -77,10 +79,12 @@ describe('kaluma file port: the FileStore contract', () => {
     stubKalumaRequire({ fs: bare });
     const fresh = ((await import(PORT)) as { kalumaFiles: FileStore }).kalumaFiles;
     const open = vi.spyOn(bare as KalumaFsFake, 'open');
+    const rename = vi.spyOn(bare as KalumaFsFake, 'rename');
     // The port requires fs on its first call.
     walkFileStoreContract(fresh, (p) => text((bare as KalumaFsFake).contents('/' + p)));
     stubKalumaRequire({ fs: kfs });
     const flags = new Set(open.mock.calls.map((c) => c[1]));
+    expect(rename).toHaveBeenCalled();
     expect([...flags].sort()).toEqual(['r', 'r+', 'w']);
     expect((bare as KalumaFsFake).handles()).toBe(0);
     vi.restoreAllMocks();

@@ -37,8 +37,8 @@ const enum F {
   Create = 38,
 }
 
-/** The calls io() makes, with fs.js's VFS flags. */
-type Io = Pick<Fs.Vfs, 'open' | 'read' | 'write' | 'close'>;
+/** The calls io() and rename() make (open with fs.js's VFS flags). */
+type Io = Pick<Fs.Vfs, 'open' | 'read' | 'write' | 'close' | 'rename'>;
 let io0: Io | undefined;
 
 /**
@@ -59,6 +59,7 @@ function direct(): Io {
       read: fs.read,
       write: fs.write,
       close: fs.close,
+      rename: fs.rename,
     };
   }
   return io0;
@@ -106,9 +107,10 @@ export const kalumaFiles: FileStore = {
     io(p, n ? F.ReadWrite : F.Create, bytes, n || 0);
   },
   size: sizeOf,
+  // Once per delivery (the outbox's cursor): fs.js would resolve the path again.
   rename: (from, to) => {
     const a = at(from);
-    fs.rename(a, at(to));
+    direct().rename(a, at(to));
   },
   remove: (p) => {
     const q = found(p);

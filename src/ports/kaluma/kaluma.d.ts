@@ -77,6 +77,8 @@ declare module 'fs' {
     read(id: number, buf: Uint8Array, offset: number, length: number, position: number): number;
     write(id: number, buf: Uint8Array, offset: number, length: number, position: number): number;
     close(id: number): void;
+    /** Paths as fs.js passes them: whole, not relative to the mount. */
+    rename(from: string, to: string): void;
   }
   /** fs.js's own mount lookup (exported by Kaluma 1.2.1); throws ENOENT when nothing is mounted there. */
   export const __lookup: ((path: string) => Vfs) | undefined;
