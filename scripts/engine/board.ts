@@ -77,6 +77,8 @@ export interface BoardOptions {
    * (checking a config.json written by flash.sh, for one).
    */
   cutFirstBoot?: (marks: Mark[]) => boolean;
+  /** Each engine process as it starts (its pid, and which boot it is), for tools that read it from outside (scripts/engine/gc-trace.ts). */
+  onSpawn?: (pid: number, boot: number) => void;
   /** The boot (1 = the first) `typed` goes to; default the boot after the cut with cutFirstBoot, else the first. */
   typedOnBoot?: number;
 }
@@ -207,6 +209,7 @@ function drive(engine: string, flash: string, o: BoardOptions, before: Mark[], b
     delete env['KALUMA_NO_REPL'];
     delete env['KALUMA_RAW_CONSOLE'];
     const child = spawn(engine, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    if (o.onSpawn && child.pid) o.onSpawn(child.pid, boot);
     child.stdin.write('.load\n');
     let stdout = '';
     let stderr = '';

@@ -1,0 +1,192 @@
+// When and why the device's engine collects garbage while the agent runs:
+// the reference config on the Pico W's heap, with the engine's own counters
+// read from outside, which no program can read (heapUsed is only part of it).
+//   npx tsx scripts/engine/gc-trace.ts --engine PATH [--seconds 90] [--skip 15]
+// (--skip: seconds of each boot left out, its parse and start-up.)
+//
+// JerryScript (the commit Kaluma 1.2.1 pins) collects when an allocation
+// would take its own count of allocated bytes past a limit that moves in
+// steps of heapTotal/32 (5,760 B on the Pico W), and then only if the
+// objects made since the last collection are more than 1/16 of all there
+// are; otherwise the limit goes up a step. Its count includes the 8 and 16 B
+// chunks a collection freed into its pools (plain objects, scopes, numbers),
+// which heapUsed leaves out and only a failed allocation gives back. So
+// heapPeak is where the count met a limit, less the pools at that moment.
+//
+// The counters are read from the engine process's memory (/proc/PID/mem,
+// Linux): its context's allocated size and limit, next to its heap stats
+// (heapTotal, heapUsed, heapPeak), found by their values. Reading them does
+// not stop the engine. Where the memory cannot be read, the script says so
+// in one line.
+import { openSync, readFileSync, readSync, closeSync } from 'node:fs';
+import { toSaved } from '../../src/config/saved';
+import { referenceConfig } from '../bench/timer-ids';
+import { runBoard } from './board';
+import { arg, enginePath } from './lib';
+
+interface Sample {
+  /** ms since the engine process started. */
+  at: number;
+  allocated: number;
+  limit: number;
+  used: number;
+  peak: number;
+}
+
+interface Where {
+  /** Address of the context's allocated size (the limit follows it). */
+  ctx: number;
+  /** Address of the stats' allocated bytes (heapUsed; heapPeak follows). */
+  stats: number;
+  total: number;
+  step: number;
+}
+
+/** The counters' addresses in process pid, or undefined while they cannot be told apart yet. */
+function locate(pid: number): Where | undefined {
+  const maps = readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n');
+  const fd = openSync(`/proc/${pid}/mem`, 'r');
+  try {
+    for (const line of maps) {
+      const m = /^([0-9a-f]+)-([0-9a-f]+) rw/.exec(line);
+      if (!m) continue;
+      const from = parseInt(m[1]!, 16);
+      const size = parseInt(m[2]!, 16) - from;
+      if (size > 8 << 20) continue;
+      const buf = Buffer.alloc(size);
+      try {
+        readSync(fd, buf, 0, size, from);
+      } catch {
+        continue;
+      }
+      const n = size >> 2;
+      const w = (i: number): number => buf.readUInt32LE(i << 2);
+      for (let i = 16; i + 2 < n; i++) {
+        const total = w(i);
+        // heap_stats: size, allocated, peak; the heap is a whole number of KB less one 8 B header.
+        if (total < 65536 || total > 4 << 20 || (total + 8) % 1024) continue;
+        const used = w(i + 1);
+        const peak = w(i + 2);
+        if (!used || used > total || peak < used || peak > total) continue;
+        const step = (total + 8) / 32;
+        for (let j = i - 16; j < i; j++) {
+          const a = w(j);
+          const l = w(j + 1);
+          if (l % step === 0 && a < l && l <= a + step && Math.abs(a - used) < 32768) return { ctx: from + 4 * j, stats: from + 4 * (i + 1), total, step };
+        }
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return undefined;
+}
+
+function median(v: number[]): number {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length ? s[s.length >> 1]! : NaN;
+}
+
+async function main(): Promise<void> {
+  const engine = enginePath();
+  if (!engine) {
+    console.log('gc-trace: no engine binary given (--engine PATH or KALUMA_ENGINE); skipped');
+    return;
+  }
+  if (process.platform !== 'linux') {
+    console.log('gc-trace: reads the engine process through /proc (Linux only); skipped');
+    return;
+  }
+  const seconds = Number(arg('seconds') || 90);
+  const skipMs = Number(arg('skip') || 15) * 1000;
+  let spawnedAt = 0;
+  // Samples of the boot that runs the agent (the first boot checks the config and restarts).
+  let samples: Sample[] = [];
+  let where: Where | undefined;
+  let problem = '';
+  let pid = 0;
+  let done = false;
+  const sampler = (): void => {
+    if (done) return;
+    if (pid) {
+      try {
+        if (!where) {
+          where = locate(pid);
+        } else {
+          const fd = openSync(`/proc/${pid}/mem`, 'r');
+          const b = Buffer.alloc(8);
+          try {
+            for (let k = 0; k < 2000; k++) {
+              readSync(fd, b, 0, 8, where.ctx);
+              const allocated = b.readUInt32LE(0);
+              const limit = b.readUInt32LE(4);
+              readSync(fd, b, 0, 8, where.stats);
+              const s = { at: Date.now() - spawnedAt, allocated, limit, used: b.readUInt32LE(0), peak: b.readUInt32LE(4) };
+              const last = samples[samples.length - 1];
+              if (!last || last.allocated !== s.allocated || last.limit !== s.limit || last.used !== s.used) samples.push(s);
+            }
+          } finally {
+            closeSync(fd);
+          }
+        }
+      } catch (e) {
+        // The process ended (a restart) or cannot be read.
+        if (!problem && !String(e).includes('ENOENT') && !String(e).includes('ESRCH') && !String(e).includes('EIO')) problem = String(e);
+      }
+    }
+    setImmediate(sampler);
+  };
+  setImmediate(sampler);
+  const run = await runBoard(engine, {
+    name: 'gc-trace',
+    config: toSaved(referenceConfig()),
+    periodMs: 2000,
+    seconds,
+    onSpawn: (p) => {
+      pid = p;
+      spawnedAt = Date.now();
+      where = undefined;
+      samples = [];
+    },
+  });
+  done = true;
+  if (!where || samples.length < 2) {
+    console.log('gc-trace: the engine\'s counters could not be read' + (problem ? ' (' + problem + ')' : '') + '; nothing to show');
+    return;
+  }
+  const w = where;
+  const boot = samples.filter((s) => s.at < skipMs);
+  const bootPeak = boot.length ? boot[boot.length - 1]!.peak : 0;
+  samples = samples.filter((s) => s.at >= skipMs);
+  if (samples.length < 2) {
+    console.log(`gc-trace: nothing sampled after the first ${skipMs / 1000} s of the boot; run longer`);
+    return;
+  }
+  // The limit is always a whole number of steps.
+  const steps = (b: number): number => Math.round(b / w.step);
+  const collections: { before: Sample; after: Sample }[] = [];
+  const raised = new Map<number, number>();
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1]!;
+    const b = samples[i]!;
+    // A collection frees far more than any single free: the count drops by over 1 KB at once.
+    if (b.allocated < a.allocated - 1024) collections.push({ before: a, after: b });
+    else if (b.limit > a.limit) raised.set(steps(b.limit), (raised.get(steps(b.limit)) ?? 0) + 1);
+  }
+  const count = (f: (c: { before: Sample; after: Sample }) => number): string => {
+    const m = new Map<number, number>();
+    for (const c of collections) m.set(f(c), (m.get(f(c)) ?? 0) + 1);
+    return [...m].sort((x, y) => x[0] - y[0]).map(([k, v]) => `${k} steps ×${v}`).join(', ');
+  };
+  const after = collections.map((c) => c.after);
+  const last = samples[samples.length - 1]!;
+  const marks = run.marks.filter((m) => m.boot === Math.max(...run.marks.map((x) => x.boot)));
+  const end = marks[marks.length - 1];
+  console.log(`gc-trace: reference config for ${seconds} s of real time on ${engine} (heap ${w.total} B; the limit moves in steps of ${w.step} B: "N steps" is a limit of N × ${w.step} B); ${end ? end.writes : '?'} writes; ${samples.length} changes of the counters sampled after the boot's first ${skipMs / 1000} s (heapPeak by then ${bootPeak} B)`);
+  console.log(`collections: ${collections.length}; the limit they ran at: ${count((c) => steps(c.before.limit))}`);
+  console.log(`the limit raised a step with no collection (too few new objects), to: ${[...raised].sort((x, y) => x[0] - y[0]).map(([k, v]) => `${k} steps ×${v}`).join(', ') || 'never'}`);
+  console.log(`right after a collection: the engine's count median ${median(after.map((s) => s.allocated))} B, max ${Math.max(...after.map((s) => s.allocated))} B; heapUsed median ${median(after.map((s) => s.used))} B; in the pools (the count less heapUsed) median ${median(after.map((s) => s.allocated - s.used))} B, max ${Math.max(...after.map((s) => s.allocated - s.used))} B; the limit then: ${count((c) => steps(c.after.limit))}`);
+  console.log(`heapPeak ${last.peak} B raw (${(last.peak / w.step).toFixed(2)} steps); the stand-in's 18,880 B live are in every figure here`);
+}
+
+void main();
