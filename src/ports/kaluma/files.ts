@@ -47,7 +47,8 @@ let io0: Io | undefined;
  * a descriptor object per open and passes the arguments on through rest
  * arrays. Measured on the device's engine: an open, read of 200 B and
  * close took 1,072 B of heap through fs.js and 456 B this way; the outbox
- * opens a file three times for every reading. fs.js where there is no
+ * opens a file four times for every reading (its append, the uplink's
+ * peek, the acknowledgement's header, the cursor). fs.js where there is no
  * such mount (its calls take the same arguments, the flags as its strings).
  */
 function direct(): Io {
