@@ -181,12 +181,13 @@ export function createKalumaFs(o: { files?: Map<string, Uint8Array> } = {}): Kal
   }
 
   /** module_vfs_lfs.c's open: fs.js's VFS flag bits; an id for the handle. */
-  const openBits = (path: string, bits: number): number => {
+  function openBits(path: string, bits: number): number {
     const p = norm(path);
     // module_vfs_lfs.c: malloc(handle), then lfs_file_open; no free on error.
     live++;
     refused('open');
-    // Neither read nor write ('a': append alone, fs.js's mapping): undefined on the board.
+    // Neither read nor write ('a': append alone, fs.js's mapping) is undefined
+    // on the board; exclusive opens, which the port never makes, are refused too.
     if (!(bits & (VFS.Read | VFS.Write)) || bits & (VFS.Append | VFS.Excl)) throw new FakeSystemError(-22);
     const creates = !!(bits & VFS.Create);
     const existing = files.get(p);
@@ -202,16 +203,9 @@ export function createKalumaFs(o: { files?: Map<string, Uint8Array> } = {}): Kal
       return free;
     }
     return opens.push(f) - 1;
-  };
+  }
   // The file system mounted at '/', as fs.js's __lookup returns it.
-  const mount: KalumaVfs = {
-    path: '/',
-    open: (path, flags) => openBits(path, flags),
-    read: (id, buf, offset, length, position) => readFd(id, buf, offset, length, position),
-    write: (id, buf, offset, length, position) => writeFd(id, buf, offset, length, position),
-    close: (id) => closeFd(id),
-    rename: (from, to) => renameFile(from, to),
-  };
+  const mount: KalumaVfs = { path: '/', open: openBits, read: readFd, write: writeFd, close: closeFd, rename: renameFile };
 
   const fake: KalumaFsFake = {
     open(path, flags = 'r') {
@@ -244,7 +238,7 @@ export function createKalumaFs(o: { files?: Map<string, Uint8Array> } = {}): Kal
       const p = norm(path);
       if (!files.delete(p)) throw new FakeSystemError(-2);
     },
-    rename: (from, to) => renameFile(from, to),
+    rename: renameFile,
     exists: (path) => files.has(norm(path)) || dirs.has(norm(path)),
     stat(path) {
       const p = norm(path);

@@ -80,9 +80,12 @@ describe('kaluma file port: the FileStore contract', () => {
     const fresh = ((await import(PORT)) as { kalumaFiles: FileStore }).kalumaFiles;
     const open = vi.spyOn(bare as KalumaFsFake, 'open');
     const rename = vi.spyOn(bare as KalumaFsFake, 'rename');
-    // The port requires fs on its first call.
-    walkFileStoreContract(fresh, (p) => text((bare as KalumaFsFake).contents('/' + p)));
-    stubKalumaRequire({ fs: kfs });
+    try {
+      // The port requires fs on its first call.
+      walkFileStoreContract(fresh, (p) => text((bare as KalumaFsFake).contents('/' + p)));
+    } finally {
+      stubKalumaRequire({ fs: kfs });
+    }
     const flags = new Set(open.mock.calls.map((c) => c[1]));
     expect(rename).toHaveBeenCalled();
     expect([...flags].sort()).toEqual(['r', 'r+', 'w']);

@@ -73,7 +73,8 @@ function direct(): Io {
 function io(p: string, flags: F, data: number | Uint8Array, pos: number): Uint8Array | undefined {
   const q = at(p);
   const v = direct();
-  const id = v.open(q, flags, 438);
+  // The mode is fs.js's default; LittleFS ignores it.
+  const id = v.open(q, flags, 0o666);
   try {
     if (typeof data !== 'number') {
       v.write(id, data, 0, data.length, pos);
