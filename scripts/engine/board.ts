@@ -81,6 +81,14 @@ export interface BoardOptions {
   onSpawn?: (pid: number, boot: number) => void;
   /** The boot (1 = the first) `typed` goes to; default the boot after the cut with cutFirstBoot, else the first. */
   typedOnBoot?: number;
+  /**
+   * Bytes the stand-in keeps as ballast, so that its own live set is a whole
+   * number of the engine's collection steps (npm run bench -- --align): the
+   * agent's count then meets the engine's limits where a board's would.
+   */
+  pad?: number;
+  /** false: the marks skip the post-collection probe (their floor is -1), which itself carries heapUsed up to the next limit. */
+  probe?: boolean;
 }
 
 let agentBundle: Promise<{ outfile: string; bytes: number }> | undefined;
@@ -143,6 +151,8 @@ export async function runBoard(engine: string, o: BoardOptions): Promise<BoardRu
         hosts: { 'data.example.net': '10.0.0.5' },
         speed: o.speed,
         drainBatch: o.drainBatch,
+        pad: o.pad || undefined,
+        probe: o.probe === false ? false : undefined,
         ...state,
       };
       program = head + 'var __BENCH = ' + JSON.stringify(bench) + ';\n' + tail;

@@ -2,7 +2,11 @@
 // the reference config on the Pico W's heap, with the engine's own counters
 // read from outside, which no program can read (heapUsed is only part of it).
 //   npx tsx scripts/engine/gc-trace.ts --engine PATH [--seconds 90] [--skip 15]
-// (--skip: seconds of each boot left out, its parse and start-up.)
+//     [--pad BYTES] [--no-probe]
+// (--skip: seconds of each boot left out, its parse and start-up; --pad: the
+// stand-in's ballast, as npm run bench -- --align prints it; --no-probe: the
+// stand-in's marks skip their post-collection probe, which itself carries
+// the count up to the next limit.)
 //
 // JerryScript (the commit Kaluma 1.2.1 pins) collects when an allocation
 // would take its own count of allocated bytes past a limit that moves in
@@ -14,10 +18,11 @@
 // heapPeak is where the count met a limit, less the pools at that moment.
 //
 // The counters are read from the engine process's memory (/proc/PID/mem,
-// Linux): its context's allocated size and limit, next to its heap stats
-// (heapTotal, heapUsed, heapPeak), found by their values. Reading them does
-// not stop the engine. Where the memory cannot be read, the script says so
-// in one line.
+// Linux): its context's count of objects alive and made since the last
+// collection, allocated size and limit, next to its heap stats (heapTotal,
+// heapUsed, heapPeak, and what of heapUsed is bytecode, strings, objects and
+// properties), found by their values. Reading them does not stop the
+// engine. Where the memory cannot be read, the script says so in one line.
 import { openSync, readFileSync, readSync, closeSync } from 'node:fs';
 import { toSaved } from '../../src/config/saved';
 import { referenceConfig } from '../bench/timer-ids';
@@ -31,6 +36,14 @@ interface Sample {
   limit: number;
   used: number;
   peak: number;
+  /** Objects alive (garbage not yet collected included), and made since the last collection. */
+  objects: number;
+  fresh: number;
+  /** Of heapUsed: bytecode, strings, objects, properties (the rest: arrays' storage, property hashmaps, numbers). */
+  code: number;
+  strings: number;
+  objectBytes: number;
+  props: number;
 }
 
 interface Where {
@@ -119,14 +132,21 @@ async function main(): Promise<void> {
           }
         } else {
           const fd = openSync(`/proc/${pid}/mem`, 'r');
-          const b = Buffer.alloc(8);
+          // The context: objects alive, made since the last collection, allocated, limit.
+          const b = Buffer.alloc(16);
+          // The heap stats from heapUsed on: used, peak, waste x2, bytecode x2, strings x2, objects x2, properties.
+          const h = Buffer.alloc(44);
           try {
             for (let k = 0; k < 2000; k++) {
-              readSync(fd, b, 0, 8, where.ctx);
-              const allocated = b.readUInt32LE(0);
-              const limit = b.readUInt32LE(4);
-              readSync(fd, b, 0, 8, where.stats);
-              const s = { at: Date.now() - spawnedAt, allocated, limit, used: b.readUInt32LE(0), peak: b.readUInt32LE(4) };
+              readSync(fd, b, 0, 16, where.ctx - 8);
+              const allocated = b.readUInt32LE(8);
+              const limit = b.readUInt32LE(12);
+              readSync(fd, h, 0, 44, where.stats);
+              const s: Sample = {
+                at: Date.now() - spawnedAt, allocated, limit, used: h.readUInt32LE(0), peak: h.readUInt32LE(4),
+                objects: b.readUInt32LE(0), fresh: b.readUInt32LE(4),
+                code: h.readUInt32LE(16), strings: h.readUInt32LE(24), objectBytes: h.readUInt32LE(32), props: h.readUInt32LE(40),
+              };
               const last = samples[samples.length - 1];
               if (!last || last.allocated !== s.allocated || last.limit !== s.limit || last.used !== s.used) samples.push(s);
             }
@@ -147,6 +167,8 @@ async function main(): Promise<void> {
     config: toSaved(referenceConfig()),
     periodMs: 2000,
     seconds,
+    pad: Number(arg('pad')) || undefined,
+    probe: !process.argv.includes('--no-probe'),
     onSpawn: (p) => {
       pid = p;
       spawnedAt = Date.now();
@@ -172,12 +194,16 @@ async function main(): Promise<void> {
   const steps = (b: number): number => Math.round(b / w.step);
   const collections: { before: Sample; after: Sample }[] = [];
   const raised = new Map<number, number>();
+  const freshAtRaise: number[] = [];
   for (let i = 1; i < samples.length; i++) {
     const a = samples[i - 1]!;
     const b = samples[i]!;
     // A collection frees far more than any single free: the count drops by over 1 KB at once.
     if (b.allocated < a.allocated - 1024) collections.push({ before: a, after: b });
-    else if (b.limit > a.limit) raised.set(steps(b.limit), (raised.get(steps(b.limit)) ?? 0) + 1);
+    else if (b.limit > a.limit) {
+      raised.set(steps(b.limit), (raised.get(steps(b.limit)) ?? 0) + 1);
+      freshAtRaise.push(b.fresh);
+    }
   }
   const count = (f: (c: { before: Sample; after: Sample }) => number): string => {
     const m = new Map<number, number>();
@@ -185,13 +211,22 @@ async function main(): Promise<void> {
     return [...m].sort((x, y) => x[0] - y[0]).map(([k, v]) => `${k} steps ×${v}`).join(', ');
   };
   const after = collections.map((c) => c.after);
-  const last = samples[samples.length - 1]!;
+  // The process may have ended between reads: the highest heapPeak read, not the last.
+  const last = samples.reduce((m, x) => (x.peak > m.peak ? x : m), samples[0]!);
   const marks = run.marks.filter((m) => m.boot === Math.max(...run.marks.map((x) => x.boot)));
   const end = marks[marks.length - 1];
   console.log(`gc-trace: reference config for ${seconds} s of real time on ${engine} (heap ${w.total} B; the limit moves in steps of ${w.step} B: "N steps" is a limit of N × ${w.step} B); ${end ? end.writes : '?'} writes; ${samples.length} changes of the counters sampled after the boot's first ${skipMs / 1000} s (heapPeak by then ${bootPeak} B)`);
   console.log(`collections: ${collections.length}; the limit they ran at: ${count((c) => steps(c.before.limit))}`);
   console.log(`the limit raised a step with no collection (too few new objects), to: ${[...raised].sort((x, y) => x[0] - y[0]).map(([k, v]) => `${k} steps ×${v}`).join(', ') || 'never'}`);
   console.log(`right after a collection: the engine's count median ${median(after.map((s) => s.allocated))} B, max ${Math.max(...after.map((s) => s.allocated))} B; heapUsed median ${median(after.map((s) => s.used))} B; in the pools (the count less heapUsed) median ${median(after.map((s) => s.allocated - s.used))} B, max ${Math.max(...after.map((s) => s.allocated - s.used))} B; the limit then: ${count((c) => steps(c.after.limit))}`);
+  // What heapUsed is made of: at the lowest count after a collection, and at the highest heapUsed.
+  const made = (x: Sample): string =>
+    `heapUsed ${x.used} B = bytecode ${x.code} + strings ${x.strings} + objects ${x.objectBytes} (${x.objects} alive) + properties ${x.props} + the rest ${x.used - x.code - x.strings - x.objectBytes - x.props} (arrays' storage, property hashmaps, numbers)`;
+  const lowest = after.reduce((m, x) => (x.allocated < m.allocated ? x : m), after[0]!);
+  const highest = samples.reduce((m, x) => (x.used > m.used ? x : m), samples[0]!);
+  console.log(`objects alive right after a collection: median ${median(after.map((s) => s.objects))} (a collection at a limit needs 1/16 of them made since the last); made since the last when a limit went up without one: median ${median(freshAtRaise)}`);
+  if (lowest) console.log(`lowest count after a collection: ${made(lowest)}`);
+  console.log(`highest heapUsed: ${made(highest)}, ${(highest.at / 1000).toFixed(1)} s after the engine started`);
   console.log(`heapPeak ${last.peak} B raw (${(last.peak / w.step).toFixed(2)} steps); every figure here includes the radio stand-in (its live set: npm run bench, §7 "stand-in alone")`);
 }
 
