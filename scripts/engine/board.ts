@@ -5,7 +5,7 @@
 // own REPL (global-scope JavaScript, and its `.gc` / `.mem` dot-commands),
 // and every run ends with `.gc` + `.mem`, the REPL's own figure of the live set.
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { buildBundle } from '../build';
 import { buildProgram, verdict, type EngineRun } from './lib';
 
@@ -158,6 +158,8 @@ export async function runBoard(engine: string, o: BoardOptions): Promise<BoardRu
       program = head + 'var __BENCH = ' + JSON.stringify(bench) + ';\n' + tail;
     }
     const file = `dist/engine/${name}.js`;
+    // A bare run may be the first of a clean tree: nothing made dist/engine yet.
+    mkdirSync('dist/engine', { recursive: true });
     writeFileSync(file, program);
     storeProgram(flash, program);
     const left = o.seconds * 1000 - (Date.now() - t0);
