@@ -212,7 +212,7 @@ async function main(): Promise<void> {
   };
   const after = collections.map((c) => c.after);
   // The process may have ended between reads: the highest heapPeak read, not the last.
-  const last = samples.reduce((m, x) => (x.peak > m.peak ? x : m), samples[0]!);
+  const peak = samples.reduce((m, x) => (x.peak > m ? x.peak : m), 0);
   const marks = run.marks.filter((m) => m.boot === Math.max(...run.marks.map((x) => x.boot)));
   const end = marks[marks.length - 1];
   console.log(`gc-trace: reference config for ${seconds} s of real time on ${engine} (heap ${w.total} B; the limit moves in steps of ${w.step} B: "N steps" is a limit of N × ${w.step} B); ${end ? end.writes : '?'} writes; ${samples.length} changes of the counters sampled after the boot's first ${skipMs / 1000} s (heapPeak by then ${bootPeak} B)`);
@@ -227,7 +227,7 @@ async function main(): Promise<void> {
   console.log(`objects alive right after a collection: median ${median(after.map((s) => s.objects))} (a collection at a limit needs 1/16 of them made since the last); made since the last when a limit went up without one: median ${median(freshAtRaise)}`);
   if (lowest) console.log(`lowest count after a collection: ${made(lowest)}`);
   console.log(`highest heapUsed: ${made(highest)}, ${(highest.at / 1000).toFixed(1)} s after the engine started`);
-  console.log(`heapPeak ${last.peak} B raw (${(last.peak / w.step).toFixed(2)} steps); every figure here includes the radio stand-in (its live set: npm run bench, §7 "stand-in alone")`);
+  console.log(`heapPeak ${peak} B raw (${(peak / w.step).toFixed(2)} steps); every figure here includes the radio stand-in (its live set: npm run bench, §7 "stand-in alone")`);
 }
 
 void main();
