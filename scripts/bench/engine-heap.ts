@@ -20,7 +20,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { toSaved } from '../../src/config/saved';
 import { runBoard, type BoardOptions, type BoardRun, type Mark } from '../engine/board';
-import { enginePath } from '../engine/lib';
+import { engineCommand, enginePath } from '../engine/lib';
 import { referenceConfig } from './timer-ids';
 
 type Row = [string, string, string, string];
@@ -105,6 +105,8 @@ const ALIGN = process.argv.includes('--align');
 
 export async function engineHeap(): Promise<Row[]> {
   const engine = enginePath();
+  const how = engine ? engineCommand(engine) : '';
+  if (typeof how === 'string' && engine) return [['7', 'engine heap (the heap issue\'s table)', 'skipped', how]];
   if (!engine) {
     const given = process.argv.indexOf('--engine') >= 0 || process.env['KALUMA_ENGINE'];
     return [[

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { buildBundle } from '../build';
-import { buildProgram, verdict, type EngineRun } from './lib';
+import { buildProgram, engineArgv, verdict, type EngineRun } from './lib';
 
 export interface Mark {
   /** 0 for the first boot, 1 after the first watchdog reset, ... */
@@ -220,7 +220,7 @@ function drive(engine: string, flash: string, o: BoardOptions, before: Mark[], b
     const env: Record<string, string | undefined> = { ...process.env, KALUMA_FLASH_FILE: flash };
     delete env['KALUMA_NO_REPL'];
     delete env['KALUMA_RAW_CONSOLE'];
-    const child = spawn(engine, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(...engineArgv(engine, []), { env, stdio: ['pipe', 'pipe', 'pipe'] });
     if (o.onSpawn && child.pid) o.onSpawn(child.pid, boot);
     child.stdin.write('.load\n');
     let stdout = '';

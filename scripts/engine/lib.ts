@@ -2,8 +2,10 @@
 // the Pico W's heap, ../shared/engine). The binary is never part of this
 // repository: its path comes from --engine PATH or KALUMA_ENGINE, and without
 // one a script says so in one line and stops.
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildBundle } from '../build';
 
 /** `--NAME VALUE` from the command line. */
@@ -15,6 +17,59 @@ export function arg(name: string): string | undefined {
 export function enginePath(): string | undefined {
   const p = arg('engine') || process.env['KALUMA_ENGINE'];
   return p && existsSync(p) ? p : undefined;
+}
+
+/** How an engine binary is started here: itself, or through a user-mode emulator. */
+export interface EngineCommand {
+  cmd: string;
+  /** Put in front of the engine's own arguments. */
+  prefix: string[];
+}
+
+const commands = new Map<string, EngineCommand | string>();
+
+/**
+ * The engine is a 32-bit x86 Linux executable. A kernel built without 32-bit
+ * support refuses it (exec format error; Node then hands it to /bin/sh, which
+ * fails on the binary), and there Debian's qemu-user runs it unchanged: the
+ * JS heap, the program and every figure are the engine's own, only slower.
+ * Found once per path by running a one-line program each way.
+ */
+function probe(engine: string): EngineCommand | string {
+  const dir = mkdtempSync(join(tmpdir(), 'engine-probe-'));
+  try {
+    const file = join(dir, 'probe.js');
+    writeFileSync(file, "print('engine-probe-ok');\n");
+    const env: NodeJS.ProcessEnv = { ...process.env, KALUMA_NO_REPL: '1' };
+    delete env['KALUMA_FLASH_FILE'];
+    for (const c of [{ cmd: engine, prefix: [] }, { cmd: 'qemu-i386', prefix: [engine] }]) {
+      const r = spawnSync(c.cmd, [...c.prefix, file], { env, encoding: 'latin1', timeout: 20000 });
+      if (!r.error && r.stdout.includes('engine-probe-ok')) return c;
+    }
+    return `${engine} does not run on this machine (its kernel refuses 32-bit x86 programs?) and no qemu-i386 is on PATH to run it (Debian package qemu-user)`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The command that starts `engine` here, or why it cannot run. */
+export function engineCommand(engine: string): EngineCommand | string {
+  let c = commands.get(engine);
+  if (!c) commands.set(engine, (c = probe(engine)));
+  return c;
+}
+
+/** The engine's command, or an exception saying why it cannot run (for callers that already decided to run it). */
+function commandOf(engine: string): EngineCommand {
+  const c = engineCommand(engine);
+  if (typeof c === 'string') throw new Error(c);
+  return c;
+}
+
+/** The command and arguments that start the engine with `args`, as this machine can run it. */
+export function engineArgv(engine: string, args: string[]): [string, string[]] {
+  const c = commandOf(engine);
+  return [c.cmd, [...c.prefix, ...args]];
 }
 
 /** Bundles an entry as the device bundle is built (IIFE, es2019, Kaluma modules external). */
@@ -44,7 +99,7 @@ export function runEngine(
     const t0 = Date.now();
     const env: NodeJS.ProcessEnv = { ...process.env, KALUMA_NO_REPL: '1', ...o.env };
     if (!o.env || !o.env['KALUMA_FLASH_FILE']) delete env['KALUMA_FLASH_FILE'];
-    const child = spawn(engine, [file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(...engineArgv(engine, [file]), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let from = 0;
@@ -80,6 +135,11 @@ export function engineMain(name: string, f: (engine: string) => Promise<boolean>
   const engine = enginePath();
   if (!engine) {
     console.log(name + ': no engine given (--engine PATH or KALUMA_ENGINE); skipped');
+    return;
+  }
+  const c = engineCommand(engine);
+  if (typeof c === 'string') {
+    console.log(name + ': ' + c + '; skipped');
     return;
   }
   f(engine).then(

@@ -8,11 +8,13 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runBoard } from '../../scripts/engine/board';
 import { runHttpFaults } from '../../scripts/engine/http-faults';
+import { engineCommand } from '../../scripts/engine/lib';
 import { runTimers } from '../../scripts/engine/timers';
 
 const engine = process.env['KALUMA_ENGINE'];
-const usable = !!engine && existsSync(engine);
-if (!usable) console.log('engine tests skipped: set KALUMA_ENGINE to the device runtime built for the PC');
+const how = engine && existsSync(engine) ? engineCommand(engine) : 'set KALUMA_ENGINE to the device runtime built for the PC';
+const usable = typeof how !== 'string';
+if (!usable) console.log('engine tests skipped: ' + how);
 
 describe.skipIf(!usable)('on the device engine', () => {
   it('timers port: 3,000 timers cleared from their own callback, no fatal error, and the program ends by itself', async () => {
