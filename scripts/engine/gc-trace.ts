@@ -2,11 +2,12 @@
 // the reference config on the Pico W's heap, with the engine's own counters
 // read from outside, which no program can read (heapUsed is only part of it).
 //   npx tsx scripts/engine/gc-trace.ts --engine PATH [--seconds 90] [--skip 15]
-//     [--pad BYTES] [--no-probe]
+//     [--pad BYTES] [--no-probe] [--dump FILE]
 // (--skip: seconds of each boot left out, its parse and start-up; --pad: the
 // stand-in's ballast, as npm run bench -- --align prints it; --no-probe: the
 // stand-in's marks skip their post-collection probe, which itself carries
-// the count up to the next limit.)
+// the count up to the next limit; --dump: every change of the counters in
+// the agent's boot, as CSV.)
 //
 // JerryScript (the commit Kaluma 1.2.1 pins) collects when an allocation
 // would take its own count of allocated bytes past a limit that moves in
@@ -23,11 +24,11 @@
 // heapUsed, heapPeak, and what of heapUsed is bytecode, strings, objects and
 // properties), found by their values. Reading them does not stop the
 // engine. Where the memory cannot be read, the script says so in one line.
-import { openSync, readFileSync, readSync, closeSync } from 'node:fs';
+import { openSync, readFileSync, readSync, closeSync, writeFileSync } from 'node:fs';
 import { toSaved } from '../../src/config/saved';
 import { referenceConfig } from '../bench/timer-ids';
 import { runBoard } from './board';
-import { arg, enginePath } from './lib';
+import { arg, engineCommand, enginePath } from './lib';
 
 interface Sample {
   /** ms since the engine process started. */
@@ -104,6 +105,11 @@ async function main(): Promise<void> {
   const engine = enginePath();
   if (!engine) {
     console.log('gc-trace: no engine binary given (--engine PATH or KALUMA_ENGINE); skipped');
+    return;
+  }
+  const how = engineCommand(engine);
+  if (typeof how === 'string') {
+    console.log('gc-trace: ' + how + '; skipped');
     return;
   }
   if (process.platform !== 'linux') {
@@ -185,6 +191,11 @@ async function main(): Promise<void> {
   const w = where;
   const boot = samples.filter((s) => s.at < skipMs);
   const bootPeak = boot.length ? boot[boot.length - 1]!.peak : 0;
+  const dump = arg('dump');
+  if (dump) writeFileSync(dump, 'ms,allocated,limit,used,peak,objects,fresh\n' + samples.map((x) => [x.at, x.allocated, x.limit, x.used, x.peak, x.objects, x.fresh].join(',')).join('\n') + '\n');
+  // When heapPeak reached its highest, and what the count and limit were then.
+  const top = samples.reduce((m, x) => (x.peak > m.peak ? x : m), samples[0]!);
+  const topAt = samples.find((x) => x.peak === top.peak)!;
   samples = samples.filter((s) => s.at >= skipMs);
   if (samples.length < 2) {
     console.log(`gc-trace: nothing sampled after the first ${skipMs / 1000} s of the boot; run longer`);
@@ -227,6 +238,7 @@ async function main(): Promise<void> {
   console.log(`objects alive right after a collection: median ${median(after.map((s) => s.objects))} (a collection at a limit needs 1/16 of them made since the last); made since the last when a limit went up without one: median ${median(freshAtRaise)}`);
   if (lowest) console.log(`lowest count after a collection: ${made(lowest)}`);
   console.log(`highest heapUsed: ${made(highest)}, ${(highest.at / 1000).toFixed(1)} s after the engine started`);
+  console.log(`heapPeak reached its highest ${(topAt.at / 1000).toFixed(1)} s after the engine started (${topAt.at < skipMs ? 'in the boot' : 'in the loop'}), the engine's count then ${topAt.allocated} B against a limit of ${steps(topAt.limit)} steps`);
   console.log(`heapPeak ${peak} B raw (${(peak / w.step).toFixed(2)} steps); every figure here includes the radio stand-in (its live set: npm run bench, §7 "stand-in alone")`);
 }
 
