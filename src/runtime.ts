@@ -4,6 +4,7 @@
 // It never throws: with no config, an invalid one or after rapid reboots it
 // stays in console-only mode and says what to do.
 import type { Agent } from './agent/agent';
+import type { AgentPart } from './agent/part';
 import { openBootState } from './agent/bootstate';
 import type { BootState } from './agent/bootstate';
 import { createLed } from './agent/led';
@@ -36,6 +37,13 @@ const enum K {
   AbandonedLimit = 12,
   /** Present for one boot: start without the agent and the watchdog, so flashing is not cut short by a reset. */
   MaintenanceFile = 'maintenance',
+  /**
+   * Present while the saved configuration is a change that has not delivered
+   * yet: a change restarts the board (the agent's maker is let go once it
+   * runs), and a power cut may come too, so the last-known-good rule's clock
+   * starts again at the next boot instead of being lost with the RAM.
+   */
+  UnprovenFile = 'config.new',
   /** After a save (or resume()) on a boot that let the agent's code go: time for the console's answer to get out. */
   RestartToRunMs = 1000,
 }
@@ -168,6 +176,8 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   // once proven or never changed. It is always the running config's change,
   // so the config's lkgRevertMs is the one that counts.
   let changedAt: number | undefined;
+  /** K.UnprovenFile is on flash. */
+  let unproven = false;
   let everDelivered = false;
   // The configuration a delivery proved, until the supervisor's next tick
   // saves it as the last known good one: saved from the delivery's own
@@ -176,6 +186,17 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   let agentStartedAt = 0;
   let restarting: TimerId | undefined;
   let outbox: Outbox | undefined;
+
+  /** The change is proven or gone: its flag goes (a failure only means one more wait for a delivery at the next boot). */
+  function proved(): void {
+    if (!unproven) return;
+    unproven = false;
+    try {
+      p.files.remove(K.UnprovenFile);
+    } catch (e) {
+      log.error('config: ' + String(e));
+    }
+  }
 
   function stopAgent(): void {
     if (tick !== undefined) p.timers.clearTimeout(tick);
@@ -232,6 +253,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
     if (proven === config) {
       const e = store.saveLastKnownGood(config);
       if (e) log.error('config: ' + e);
+      else if (changedAt === undefined) proved();
     }
     proven = undefined;
     const good = revertDue(changedAt, config.agent.lkgRevertMs, now) ? store.loadLastKnownGood() : undefined;
@@ -240,6 +262,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       config = good;
       pending = undefined;
       changedAt = undefined;
+      proved();
       // Restarting the agent schedules its own supervisor.
       startAgent();
       return;
@@ -257,7 +280,12 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       return;
     }
     const code = agentPart();
-    if (!code) {
+    // The agent's maker is let go once the agent runs (below): its code is
+    // 1.3 KB of the running agent's heap on the device's engine. So a change
+    // of config, a revert to the last known good one (both saved first) or
+    // resume() after that restarts the board into the saved configuration.
+    const make = code ? (code.createAgent as AgentPart['createAgent'] | undefined) : undefined;
+    if (!code || !make) {
       // This boot let the agent's code go (src/parts.ts): a restart brings it back.
       mode = 'console-only';
       why = 'restarting in ' + K.RestartToRunMs / 1000 + ' s to start the agent';
@@ -279,7 +307,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       spent(code, ['createOutbox', 'createMemoryOutbox']);
       p.watchdog.keepAlive();
     }
-    const made = code.createAgent({
+    const made = make({
       p, config, queue: outbox, bootId: state.bootId,
       keepBody: !!hooks.onDelivered,
       onDelivered: (d) => {
@@ -303,6 +331,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
     why = '';
     if (led) led.show('connecting');
     agent.start();
+    spent(code, ['createAgent']);
     tick = p.timers.setTimeout(supervise, K.TickMs);
   }
 
@@ -328,6 +357,13 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       if (outbox && outbox.setMaxBytes) outbox.setMaxBytes(config.agent.outboxBytes);
       pending = undefined;
       changedAt = p.clock.uptimeMs();
+      try {
+        p.files.write(K.UnprovenFile, new Uint8Array([49]));
+        unproven = true;
+      } catch (e) {
+        // The rule still holds for this boot.
+        log.error('config: ' + String(e));
+      }
       // Safe mode and a maintenance boot keep the agent (and its watchdog) off
       // until resume() or the next reboot.
       if (mode !== 'safe' && !maintenance) startAgent();
@@ -395,6 +431,15 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   } catch {
     maintenance = false;
   }
+  try {
+    // A change saved on an earlier boot that never delivered: it is still on trial.
+    unproven = !!p.files.read(K.UnprovenFile);
+  } catch {
+    unproven = false;
+  }
+  // A file nobody checked yet was written by flash.sh: a person's choice, not a change on trial.
+  if (loaded.unchecked) proved();
+  else if (unproven) changedAt = 0;
   if (maintenance) {
     why = 'maintenance boot: agent and watchdog off until the next reboot; flash or copy files now';
     // What ends this boot is the flashing (`.load`) or a reset by hand: not a crash.

@@ -163,14 +163,23 @@ describe('the device bundle on a Kaluma stand-in', () => {
     expect(k.errors).toEqual(['agent.requestTimeoutMs: must be a whole number from 1000 to 60000']);
     k.run("set('sensor.temp.intervalMs', 30000)");
     k.run('save()');
-    expect(k.out).toContain('saved; agent running');
+    // The running agent's maker was let go: a saved change restarts the board into it.
+    expect(k.out).toContain('saved; agent console-only: restarting in 1 s to start the agent');
     expect(new TextDecoder().decode(k.files.get('/config.json'))).toContain('30000');
-    k.run('status()');
-    expect(k.out.some((l) => /^agent {5}0\.1\.0, running, boot 2/.test(l))).toBe(true);
-    await k.advance(60000);
+    await k.advance(1500);
+    expect(k.resets).toBe(1);
     expect(k.callbackErrors).toEqual([]);
     expect(k.harm()).toEqual([]);
-    expect(k.storageReads).toEqual([]);
+    const next = createKalumaSim({ files: k.files, program: stored() });
+    next.run(bundle);
+    await next.advance(1);
+    next.run('status()');
+    expect(next.out.some((l) => /^agent {5}0\.1\.0, running, boot 3/.test(l))).toBe(true);
+    await next.advance(60000);
+    expect(next.requests.length).toBeGreaterThan(0);
+    expect(next.callbackErrors).toEqual([]);
+    expect(next.harm()).toEqual([]);
+    expect(next.storageReads).toEqual([]);
   });
 });
 
