@@ -35,8 +35,6 @@ const enum K {
   /** Width of one entry of the messages' index: 5 hex digits of offset, 3 of length. */
   Entry = 8,
   Reflash = '; flash the board again with ./flash.sh',
-  /** Reads of heapUsed while waiting for a collection; each makes a small object, the garbage that brings it on. */
-  CollectReads = 400,
   /** How far into the program area the section is looked for: text put before the program (a test harness's own code) may push it. */
   SearchMax = 65536,
   Window = 512,
@@ -72,33 +70,6 @@ export const MESSAGES: string = K.Messages;
  * at its edge: about 3.2 B per byte, and more when the change adds a sensor.
  */
 export const COLD_HEAP_PER_BYTE: number = K.HeapPerByte;
-
-/**
- * Free heap right after a collection, from `read` (process.memoryUsage on
- * the board). heapUsed counts garbage not collected yet, up to about 1/32 of
- * the heap (5.7 KB on the Pico W), so a figure read at any moment makes a
- * command that would fit look too big. The engine collects once that much
- * has been allocated since the last collection and the objects made since
- * the last one are 1/16 of all there are: empty objects (16 B each) make
- * that garbage, a read after every 15 of them (64 B) sees the drop, and the
- * first drop is the live set. Measured: reads alone took 8.7 KB of garbage
- * to bring a collection on while a cold module loaded.
- */
-export function freeAfterCollection(read: () => { heapTotal: number; heapUsed: number } | undefined): number | undefined {
-  const m = read();
-  if (!m) return undefined;
-  let last = m.heapUsed;
-  // Made for their garbage only; never read.
-  let _g: unknown;
-  for (let i = 0; i < (K.CollectReads as number); i++) {
-    for (let j = 0; j < 15; j++) _g = {};
-    const n = read();
-    if (!n) break;
-    if (n.heapUsed < last) return m.heapTotal - n.heapUsed;
-    last = n.heapUsed;
-  }
-  return m.heapTotal - last;
-}
 
 /**
  * `build` is this program's build id; only cold code of the same build is

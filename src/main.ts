@@ -2,7 +2,7 @@
 // (cold code, loaded from the program area when typed). Exports nothing (the
 // bundle is a script, not a module) and never throws at top level: a
 // top-level exception unloads the whole program.
-import { createColdLoader, freeAfterCollection } from './cold';
+import { createColdLoader } from './cold';
 import type { ConfigCodec } from './config/store';
 import { exposeCommands } from './console/stubs';
 import { createKalumaPlatform } from './ports/kaluma/index';
@@ -30,7 +30,9 @@ try {
   // found 56 KB free and died reading its 15 KB module (no block that big
   // was left between what the first one and the agent had used).
   const room = (): number | undefined => {
-    const free = freeAfterCollection(() => p.system.memory());
+    if (p.system.collect) p.system.collect();
+    const m = p.system.memory();
+    const free = m ? m.heapTotal - m.heapUsed : undefined;
     const rt = held.rt;
     const a = rt && rt.agent() ? rt.config().agent.heapFloorBytes : 0;
     return free === undefined ? undefined : free - a;

@@ -185,6 +185,8 @@ export interface System {
   boardUid(): string;
   /** JS heap figures, or undefined where the platform has none. */
   memory(): HeapUsage | undefined;
+  /** Collects garbage now where the platform can: memory().heapUsed is then the live set. */
+  collect?(): void;
   /** Hard reboot. Does not return on the board. */
   reboot(): void;
   /** Seeds Math.random from a hardware source where there is one. */

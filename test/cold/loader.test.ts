@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, type BuildResult } from '../../scripts/build';
 import { createFileProgram, noProgram } from '../../host/ports/program';
-import { COLD_HEAP_PER_BYTE, createColdLoader, freeAfterCollection, MESSAGES } from '../../src/cold';
+import { COLD_HEAP_PER_BYTE, createColdLoader, MESSAGES } from '../../src/cold';
 import { sharedTable } from '../../src/shared';
 import type { ProgramStore } from '../../src/ports/ports';
 import { crc32 } from '../../src/queue/crc32';
@@ -212,22 +212,5 @@ describe('a module that would not fit the heap', () => {
     const help = built.cold.find((c) => c.name === 'help')!;
     expect(createColdLoader({ program: area(bytes), build: built.build, shared: sharedTable, room: () => Math.ceil(COLD_HEAP_PER_BYTE * help.bytes) }).load<unknown>('help').ok).toBe(true);
     expect(createColdLoader({ program: area(bytes), build: built.build, shared: sharedTable, room: () => undefined }).load<unknown>('help').ok).toBe(true);
-  });
-});
-
-describe('free heap for a command', () => {
-  it('is read right after the collection the reads themselves bring on, not with the garbage before it', () => {
-    // heapUsed climbs with garbage, then the engine collects.
-    const seq = [150000, 150080, 150160, 150240, 131000, 131080];
-    let i = 0;
-    const read = (): { heapTotal: number; heapUsed: number } => ({ heapTotal: 184312, heapUsed: seq[Math.min(i++, seq.length - 1)]! });
-    expect(freeAfterCollection(read)).toBe(184312 - 131000);
-    expect(i).toBe(5);
-  });
-
-  it('gives the last figure when no collection comes within its bound, and nothing when there is no figure', () => {
-    let n = 0;
-    expect(freeAfterCollection(() => ({ heapTotal: 1000, heapUsed: 100 + n++ }))).toBe(1000 - (100 + 400));
-    expect(freeAfterCollection(() => undefined)).toBeUndefined();
   });
 });

@@ -1,12 +1,14 @@
 // On the device's runtime built for the PC, when one is given (KALUMA_ENGINE;
 // .ci/run points it at ../shared/engine/kaluma-heap180 when that is there):
 // the timers port under the pattern that breaks Kaluma's loop, and the HTTP
-// client with the Kaluma ports through 1,000 bad exchanges, and the bundle's
+// client with the Kaluma ports through 1,000 bad exchanges, the system port's
+// collection from JavaScript, and the bundle's
 // cold code read back from the program area. Without an engine
 // these tests are skipped, and one line says so.
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runBoard } from '../../scripts/engine/board';
+import { runCollect } from '../../scripts/engine/collect';
 import { runHttpFaults } from '../../scripts/engine/http-faults';
 import { engineCommand } from '../../scripts/engine/lib';
 import { runTimers } from '../../scripts/engine/timers';
@@ -23,6 +25,20 @@ describe.skipIf(!usable)('on the device engine', () => {
     expect(r.done).toBe(true);
     expect(r.cost!.perPortTimer).toBeLessThan(128);
   }, 150000);
+
+  it('system port: a collection asked for from JavaScript frees the garbage, and the guard keeps bulky garbage within a step of the live set', async () => {
+    const r = await runCollect(engine!);
+    expect(r.verdict).toBe('exit 0');
+    const c = r.collect!;
+    // 8 KB of garbage in four objects: gone, and heapPeak moved by a few bytes at most.
+    expect(c.before - c.after).toBeGreaterThan(7000);
+    expect(c.after - c.live).toBeLessThan(512);
+    expect(c.peakAfter - c.peakBefore).toBeLessThan(512);
+    const g = r.guard!;
+    // Without the guard the engine lets several steps go by; with it, heapUsed stays within one.
+    expect(g.without).toBeGreaterThan(2 * g.step);
+    expect(g.withGuard).toBeLessThanOrEqual(g.step);
+  }, 60000);
 
   it('HTTP client and Kaluma ports: 1,000 bad exchanges, no fatal error, nothing that would hurt the board, a flat heap floor', async () => {
     const r = await runHttpFaults(engine!);

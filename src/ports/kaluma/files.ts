@@ -1,5 +1,6 @@
 import type * as Fs from 'fs';
 import type { FileStore } from '../ports';
+import { keepCollecting } from './heap';
 
 // Kaluma's fs module itself, required on first use (see kaluma.d.ts) and
 // used as it is: no copy of it into an object of the bundler's. The board's
@@ -71,6 +72,8 @@ function direct(): Io {
  * from `pos` (fewer at the end of the file), or writes `data` (bytes) at `pos`.
  */
 function io(p: string, flags: F, data: number | Uint8Array, pos: number): Uint8Array | undefined {
+  // LittleFS's block callbacks are most of the running agent's garbage.
+  keepCollecting();
   const q = at(p);
   const v = direct();
   // The mode is fs.js's default; LittleFS ignores it.
@@ -111,6 +114,7 @@ export const kalumaFiles: FileStore = {
   size: sizeOf,
   // Once per delivery (the outbox's cursor): fs.js would resolve the path again.
   rename: (from, to) => {
+    keepCollecting();
     const a = at(from);
     direct().rename(a, at(to));
   },

@@ -1,5 +1,6 @@
 import type { Socket, SocketFactory, TimerId } from '../ports';
 import { kalumaTimers } from './time';
+import { keepCollecting } from './heap';
 
 // TCP straight on the Pico W's driver object (global.__netdev, made by
 // module_pico_cyw43.c), not through Kaluma's net module: net with events and
@@ -209,6 +210,7 @@ function unhold(i = 0): void {
 
 export const kalumaSockets: SocketFactory = {
   connect(host, port, h) {
+    keepCollecting();
     for (let i = open.length - 1; i >= 0; i--) gone(open[i] as Conn);
     const target = resolved[host] || host;
     // A free slot; when none is left, placeholders give theirs up, oldest first.

@@ -1,5 +1,6 @@
 import type * as Wdt from 'wdt';
 import type { ConsoleHost, KvStore, Log, System, Watchdog } from '../ports';
+import { collect } from './heap';
 
 // Kaluma's wdt module, required when the watchdog is first armed (see kaluma.d.ts).
 let wdtModule: typeof Wdt | undefined;
@@ -31,6 +32,7 @@ export const kalumaSystem: System = {
   boardName: () => board.name,
   boardUid: () => board.uid,
   memory: () => process.memoryUsage(),
+  collect,
   // There is no reset API: arm the watchdog at its minimum and stop feeding.
   reboot: () => {
     kalumaWatchdog.start(1);
