@@ -250,7 +250,7 @@ export async function engineHeap(): Promise<Row[]> {
       'drain of a 1 h backlog, JSON device batch 20',
       result,
       `${drain.note || engineName(r)}; the reference sensors (3 every 1 s) and only the JSON device with batch 20 (records of several devices interleave in the outbox and a batch takes consecutive ones, so with all three devices every write carries 1); ` +
-        `AP invisible for 1 h of program clock, which runs ${DRAIN_SPEED}× real time (millis() scaled in the stand-in; every program timer reads it) so the outage takes ${OUTAGE_MS / DRAIN_SPEED / 1000} s; ` +
+        `AP invisible for 1 h of program clock, which runs ${DRAIN_SPEED}× real time (millis() scaled in the stand-in; every program timer reads it) so the outage takes ${OUTAGE_MS / DRAIN_SPEED / 1000} s, and at real time from the AP's return (a board drains while sampling at 1×); ` +
         `the agent rebooted itself ${r.boots - 1} time(s) during the outage (link supervision; watchdog reset, the same program restarted on the same flash, outbox kept); backlog = what the outbox's files hold (cursor and segment sizes, read by the stand-in) when the agent first sees the AP again (status() there would load a cold module into the drain's figure); ` +
         `harm ${end ? end.harm : '?'}; ${standInNote}`,
     );

@@ -79,6 +79,8 @@ export interface BoardOptions {
   cutFirstBoot?: (marks: Mark[]) => boolean;
   /** Each engine process as it starts (its pid, and which boot it is), for tools that read it from outside (scripts/engine/gc-trace.ts). */
   onSpawn?: (pid: number, boot: number) => void;
+  /** Each piece of the engine's output as it arrives, for tools that put it beside what they read from outside. */
+  onOutput?: (text: string) => void;
   /** The boot (1 = the first) `typed` goes to; default the boot after the cut with cutFirstBoot, else the first. */
   typedOnBoot?: number;
   /**
@@ -255,6 +257,7 @@ function drive(engine: string, flash: string, o: BoardOptions, before: Mark[], b
     const got: Mark[] = [];
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString('utf8');
+      if (o.onOutput) o.onOutput(d.toString('utf8'));
       const now = Date.now() - t0;
       const end = stdout.lastIndexOf('\n') + 1;
       if (end <= scanned) return;

@@ -7,7 +7,7 @@
 // stand-in's ballast, as npm run bench -- --align prints it; --no-probe: the
 // stand-in's marks skip their post-collection probe, which itself carries
 // the count up to the next limit; --dump: every change of the counters in
-// the agent's boot, as CSV.)
+// the agent's boot, as CSV, and its output by the ms it arrived in FILE.out.)
 //
 // JerryScript (the commit Kaluma 1.2.1 pins) collects when an allocation
 // would take its own count of allocated bytes past a limit that moves in
@@ -121,6 +121,8 @@ async function main(): Promise<void> {
   let spawnedAt = 0;
   // Samples of the boot that runs the agent (the first boot checks the config and restarts).
   let samples: Sample[] = [];
+  // The agent's boot's output, by ms since its engine started (for --dump).
+  let out: [number, string][] = [];
   let where: Where | undefined;
   let problem = '';
   let pid = 0;
@@ -175,8 +177,12 @@ async function main(): Promise<void> {
     seconds,
     pad: Number(arg('pad')) || undefined,
     probe: !process.argv.includes('--no-probe'),
+    onOutput: (text) => {
+      if (spawnedAt) out.push([Date.now() - spawnedAt, text]);
+    },
     onSpawn: (p) => {
       pid = p;
+      out = [];
       spawnedAt = Date.now();
       where = undefined;
       lookedAt = 0;
@@ -192,7 +198,10 @@ async function main(): Promise<void> {
   const boot = samples.filter((s) => s.at < skipMs);
   const bootPeak = boot.length ? boot[boot.length - 1]!.peak : 0;
   const dump = arg('dump');
-  if (dump) writeFileSync(dump, 'ms,allocated,limit,used,peak,objects,fresh\n' + samples.map((x) => [x.at, x.allocated, x.limit, x.used, x.peak, x.objects, x.fresh].join(',')).join('\n') + '\n');
+  if (dump) {
+    writeFileSync(dump, 'ms,allocated,limit,used,peak,objects,fresh\n' + samples.map((x) => [x.at, x.allocated, x.limit, x.used, x.peak, x.objects, x.fresh].join(',')).join('\n') + '\n');
+    writeFileSync(dump + '.out', out.map(([ms, t]) => t.split('\n').filter((l) => l.trim()).map((l) => ms + ' ' + l).join('\n')).join('\n') + '\n');
+  }
   // When heapPeak reached its highest, and what the count and limit were then.
   const top = samples.reduce((m, x) => (x.peak > m.peak ? x : m), samples[0]!);
   const topAt = samples.find((x) => x.peak === top.peak)!;
