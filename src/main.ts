@@ -56,6 +56,9 @@ try {
     return m.ok ? m.value : m.error;
   };
   const start = (b: typeof bootWith, s: typeof createConfigStore, o: typeof openBootState, x: typeof exposeCommands): void => {
+    // What the top level left (its own code, now unreachable) goes before
+    // the boot adds its own: the engine would let it ride up the steps.
+    if (p.system.collect) p.system.collect();
     try {
       held.rt = b(s, o, p, { codec, checker: __CHECKER__ });
       x(held.rt, cold);

@@ -2,12 +2,13 @@
 // the reference config on the Pico W's heap, with the engine's own counters
 // read from outside, which no program can read (heapUsed is only part of it).
 //   npx tsx scripts/engine/gc-trace.ts --engine PATH [--seconds 90] [--skip 15]
-//     [--pad BYTES] [--no-probe] [--dump FILE]
+//     [--pad BYTES] [--no-probe] [--dump FILE] [--no-config]
 // (--skip: seconds of each boot left out, its parse and start-up; --pad: the
 // stand-in's ballast, as npm run bench -- --align prints it; --no-probe: the
 // stand-in's marks skip their post-collection probe, which itself carries
 // the count up to the next limit; --dump: every change of the counters in
-// the agent's boot, as CSV, and its output by the ms it arrived in FILE.out.)
+// the agent's boot, as CSV, and its output by the ms it arrived in FILE.out;
+// --no-config: the boot without a configuration, console only.)
 //
 // JerryScript (the commit Kaluma 1.2.1 pins) collects when an allocation
 // would take its own count of allocated bytes past a limit that moves in
@@ -172,7 +173,7 @@ async function main(): Promise<void> {
   setImmediate(sampler);
   const run = await runBoard(engine, {
     name: 'gc-trace',
-    config: toSaved(referenceConfig()),
+    config: process.argv.includes('--no-config') ? undefined : toSaved(referenceConfig()),
     periodMs: 2000,
     seconds,
     pad: Number(arg('pad')) || undefined,

@@ -3,6 +3,7 @@
 // holds the cold code) cost no heap until someone reads them here.
 import { DEFAULT_BOARD, getBoard } from '../../board';
 import type { ProgramStore } from '../ports';
+import { keepCollecting } from './heap';
 
 // Kaluma's flash module, declared here: the only user. Sectors are 4 KB,
 // numbered from the start of the key-value storage area; the program area
@@ -15,6 +16,8 @@ let area: KFlash | undefined;
 
 export const kalumaProgram: ProgramStore = {
   read(offset, length, into) {
+    // Cold code and the program's sentences come from here, a window at a time.
+    keepCollecting();
     if (!area) {
       const b = getBoard(DEFAULT_BOARD);
       if (!b) return undefined;
