@@ -72,11 +72,17 @@ async function provisionAll(url: string, email: string, password: string): Promi
     out.push({ name: d.name, id: r.deviceId, pin: r.devicePin, format: d.format, sensors: d.sensors, apiKey });
     console.log(`provisioned ${d.format} device ${d.name}: DeviceID ${r.deviceId}`);
   }
+  // The board's own health goes to a JSON device of its own (health.id / health.pin).
+  const h = await provisionDevice({ client: made.client, email, password, deviceName: 'sim_health', format: 'JSON', apiKey });
+  if (!h.ok) return h.error;
+  out.push({ name: 'health', id: h.deviceId, pin: h.devicePin });
+  console.log(`provisioned JSON device sim_health for the board's health reports: DeviceID ${h.deviceId}`);
   return out;
 }
 
 function simConfig(url: string, devices: Record<string, unknown>[], intervalMs: number): AgentConfig | string {
   const apiKey = devices[0]?.apiKey as string;
+  const health = devices.find((d) => d.name === 'health');
   const raw = {
     board: 'pico-w',
     wifi: { ssid: SSID, password: 'sim-password' },
@@ -86,7 +92,9 @@ function simConfig(url: string, devices: Record<string, unknown>[], intervalMs: 
       { name: 'light', kind: 'analog', pin: 26, intervalMs, unit: 'lux', scale: 30000, filters: 'ewma:0.5' },
       { name: 'door', kind: 'digital', pin: 15, intervalMs, pull: 'up' },
     ],
-    devices: devices.map((d) => ({ name: d.name, deviceId: d.id, devicePin: d.pin, format: d.format, sensors: d.sensors })),
+    devices: devices.filter((d) => d.name !== 'health').map((d) => ({ name: d.name, deviceId: d.id, devicePin: d.pin, format: d.format, sensors: d.sensors })),
+    // Every minute here, so the dashboard's health table fills while you watch (a board's default is 15 min).
+    health: health ? { id: health.id, pin: health.pin, intervalMs: 60000 } : undefined,
   };
   const v = validateConfig(raw);
   return v.ok ? v.config : v.errors.join('\n');
@@ -155,6 +163,11 @@ async function main(): Promise<void> {
     rt = boot(hp, {
       codec,
       checker: built.checker,
+      // The health report is the board's cold module too.
+      report: (r) => {
+        const m = cold.load<(x: Runtime) => string>('health');
+        return m.ok ? m.value(r) : (console.log('health: ' + m.error), undefined);
+      },
       onDelivered: (d) => {
         const body = d.count > 1 ? `${d.count} readings` : d.body || '';
         console.log(`${clock()}  delivered  ${d.device.padEnd(9)} seq ${String(d.lastSeq).padStart(4)}  HTTP ${d.status}  ${body.slice(0, 90)}`);

@@ -92,6 +92,7 @@ export const COLD_ONLY = [
   'src/service/parse-reads.ts',
   'src/service/xml-check.ts',
   'src/agent/provision.ts',
+  'src/agent/health.ts',
 ];
 
 function common(board: string): BuildOptions {

@@ -55,12 +55,19 @@ try {
     const m = cold.load<ConfigCodec>('check');
     return m.ok ? m.value : m.error;
   };
+  // The health report is cold code, loaded for each report and let go.
+  const report = (rt: Runtime): string | undefined => {
+    const m = cold.load<(r: Runtime) => string>('health');
+    if (m.ok) return m.value(rt);
+    p.log.error('health: ' + m.error);
+    return undefined;
+  };
   const start = (b: typeof bootWith, s: typeof createConfigStore, o: typeof openBootState, x: typeof exposeCommands): void => {
     // What the top level left (its own code, now unreachable) goes before
     // the boot adds its own: the engine would let it ride up the steps.
     if (p.system.collect) p.system.collect();
     try {
-      held.rt = b(s, o, p, { codec, checker: __CHECKER__ });
+      held.rt = b(s, o, p, { codec, checker: __CHECKER__, report });
       x(held.rt, cold);
     } catch (e) {
       console.error('boot failed: ' + String(e) + '; the console is still up');

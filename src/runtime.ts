@@ -9,7 +9,6 @@ import { openBootState } from './agent/bootstate';
 import type { BootState } from './agent/bootstate';
 import { createLed } from './agent/led';
 import type { Led } from './agent/led';
-import { createLink } from './agent/link';
 import type { Delivery } from './agent/uplink';
 import type { WatchdogFeeder } from './agent/watchdog';
 import { getBoard } from './board';
@@ -18,11 +17,8 @@ import { createConfigStore } from './config/store';
 import type { CodecSource, ConfigStore } from './config/store';
 import type { AgentConfig } from './config/types';
 import { isConfigured } from './config/defaults';
-import { createHttpClient } from './net/http';
 import type { Platform, TimerId } from './ports/ports';
 import type { Outbox } from './queue/types';
-import { createServiceClient } from './service/client';
-import type { ServiceClient } from './service/client';
 import { OUTBOX_DIR } from './queue/dir';
 import { VERSION } from './version';
 import { agentPart, spent } from './parts';
@@ -87,11 +83,6 @@ export interface Runtime {
   agent(): Agent | undefined;
   /** Saves `next` and restarts the agent on it. An error line, or undefined. */
   apply(next: AgentConfig): string | undefined;
-  /**
-   * A service client on the pending configuration's URL with the link up,
-   * for console work (provisioning) even before the agent can run.
-   */
-  connect(): Promise<{ ok: true; client: ServiceClient } | { ok: false; error: string }>;
   /** Drops the pending changes; nothing is saved or restarted. */
   discard(): void;
   /** Leaves safe mode and starts the agent if the config allows. */
@@ -112,6 +103,11 @@ export interface RuntimeHooks {
   codec?: CodecSource;
   /** The checker's id (src/config/store.ts): a file checked by another checker is checked again. */
   checker?: string;
+  /**
+   * The health report's JSON (src/agent/health.ts, cold code on the board),
+   * or undefined when it cannot be made now (the module says why).
+   */
+  report?: (rt: Runtime) => string | undefined;
 }
 
 /** bootWith() with the config store's and the boot state's own makers: the host and the tests. */
@@ -184,6 +180,8 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   // callback, the copy's ~3 KB of heap came on top of the request's.
   let proven: AgentConfig | undefined;
   let agentStartedAt = 0;
+  /** Uptime of the next health report (the first at the first tick). */
+  let reportAt = 0;
   let restarting: TimerId | undefined;
   let outbox: Outbox | undefined;
 
@@ -256,6 +254,12 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       else if (changedAt === undefined) proved();
     }
     proven = undefined;
+    const h = config.health;
+    if (h && h.id && hooks.report && now >= reportAt) {
+      reportAt = now + h.intervalMs;
+      const body = hooks.report(rt);
+      if (body) agent.uplink.report({ apiKey: config.service.apiKey, deviceId: h.id, devicePin: h.pin }, body);
+    }
     const good = revertDue(changedAt, config.agent.lkgRevertMs, now) ? store.loadLastKnownGood() : undefined;
     if (good) {
       log.error('config: the changed configuration delivered nothing for ' + Math.round(config.agent.lkgRevertMs / 60000) + ' min; going back to the last known good one');
@@ -371,15 +375,6 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
     },
     discard() {
       pending = undefined;
-    },
-    async connect() {
-      const c = rt.pending();
-      const http = createHttpClient({ sockets: p.sockets, timers: p.timers, timeoutMs: c.agent.requestTimeoutMs, maxResponseBytes: c.agent.maxResponseBytes });
-      const made = createServiceClient({ http, baseUrl: c.service.url, log });
-      if (!made.ok) return made;
-      const link = agent ? agent.link : createLink({ wifi: p.wifi, creds: () => c.wifi, system: p.system, log, abandoned: () => p.sockets.abandoned() });
-      if (!(await link.ensureUp())) return { ok: false as const, error: 'Wi-Fi link not up (' + link.stats().lastStep + ')' };
-      return made;
     },
     resume() {
       maintenance = false;

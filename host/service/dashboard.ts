@@ -20,10 +20,45 @@ export interface DashboardDevice {
   points: [number, number][];
 }
 
+/** A board's latest health report (src/agent/health.ts), as its JSON device holds it. */
+export interface HealthRow {
+  /** The device the board reports to. */
+  id: number;
+  name: string;
+  board: string;
+  uid: string;
+  fw: string;
+  boot: number;
+  uptimeS: number;
+  /** Seconds since the report arrived. */
+  ageS: number;
+  intervalS: number;
+  heapUsed: number | null;
+  outboxDepth: number | null;
+  dropped: number | null;
+  /** No report for more than two intervals. */
+  silent: boolean;
+}
+
 export interface DashboardState {
   now: string;
   devices: DashboardDevice[];
+  /** One row per board reporting its health, by board id. */
+  health: HealthRow[];
 }
+
+/** The health report in a JSON device's content, or undefined when it holds something else. */
+function healthOf(content: string | undefined): Record<string, unknown> | undefined {
+  if (!content || content.charAt(0) !== '{' || content.indexOf('"intervalS"') < 0) return undefined;
+  try {
+    const r = JSON.parse(content) as Record<string, unknown>;
+    return typeof r.fw === 'string' && typeof r.board === 'string' && typeof r.intervalS === 'number' && typeof r.uptimeS === 'number' ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 const MAX_POINTS = 300;
 const MAX_VALUE_CHARS = 200;
@@ -85,9 +120,22 @@ export function maskEmail(email: string): string {
   return (local.slice(0, 1) || '?') + '***' + domain;
 }
 
-export function dashboardState(store: Store): DashboardState {
+export function dashboardState(store: Store, nowMs = Date.now()): DashboardState {
   const devices: DashboardDevice[] = [];
+  const health: HealthRow[] = [];
   for (const dev of store.devices.values()) {
+    const h = dev.format === 'JSON' ? healthOf(dev.content) : undefined;
+    if (h && dev.lastAt) {
+      const ageS = Math.max(0, Math.round((nowMs - Date.parse(dev.lastAt)) / 1000));
+      const heap = (h.heap || {}) as Record<string, unknown>;
+      const box = (h.outbox || {}) as Record<string, unknown>;
+      health.push({
+        id: dev.id, name: dev.name, board: h.board as string, uid: typeof h.uid === 'string' ? h.uid : '', fw: h.fw as string,
+        boot: num(h.boot) ?? 0, uptimeS: h.uptimeS as number, ageS, intervalS: h.intervalS as number,
+        heapUsed: num(heap.used), outboxDepth: num(box.depth), dropped: num(box.dropped),
+        silent: ageS > 2 * (h.intervalS as number),
+      });
+    }
     let field: string | null = null;
     const points: [number, number][] = [];
     const hist = dev.history;
@@ -114,7 +162,8 @@ export function dashboardState(store: Store): DashboardState {
     });
   }
   devices.sort((a, b) => a.id - b.id);
-  return { now: new Date().toISOString(), devices };
+  health.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : a.id - b.id));
+  return { now: new Date(nowMs).toISOString(), devices, health };
 }
 
 export const DASHBOARD_HTML = `<!doctype html>
@@ -138,11 +187,19 @@ h1 { font-size: 1.3em; margin: 0 0 .3em; }
 .chart polyline { fill: none; stroke: #1a6fd0; stroke-width: 1.5; vector-effect: non-scaling-stroke; }
 .chart text { font-size: 10px; fill: #555; }
 #empty { color: #777; }
+#health { border-collapse: collapse; margin: 0 0 1.2em; background: #fff; }
+#health th, #health td { border: 1px solid #ddd; padding: .25em .6em; text-align: left; font-family: ui-monospace, monospace; }
+#health th { font-family: system-ui, sans-serif; color: #555; background: #f0f0f0; }
+#health tr.silent td { color: #b00; background: #fff4f4; }
 </style>
 </head>
 <body>
 <h1>Device Data Service</h1>
 <div id="status">loading…</div>
+<section id="health-box" hidden>
+<h2>Board health</h2>
+<table id="health"><thead><tr><th>Board</th><th>Device</th><th>Firmware</th><th>Boot</th><th>Up</th><th>Last report</th><th>Heap used</th><th>Outbox</th><th>Dropped</th><th>State</th></tr></thead><tbody></tbody></table>
+</section>
 <p id="empty" hidden>No devices yet.</p>
 <div id="devices"></div>
 <script>
@@ -220,6 +277,24 @@ function render(state) {
     draw(c.querySelector(".chart"), d.points);
   });
 }
+function dur(s) {
+  return s < 120 ? s + " s" : s < 7200 ? Math.round(s / 60) + " min" : Math.round(s / 3600) + " h";
+}
+function renderHealth(rows) {
+  document.getElementById("health-box").hidden = rows.length === 0;
+  var body = document.querySelector("#health tbody");
+  body.textContent = "";
+  rows.forEach(function (r) {
+    var tr = el("tr", r.silent ? "silent" : "ok");
+    tr.setAttribute("data-device-id", String(r.id));
+    [r.board + (r.uid ? " " + r.uid : ""), r.name + " #" + r.id, r.fw, String(r.boot), dur(r.uptimeS), dur(r.ageS) + " ago",
+     r.heapUsed === null ? "—" : r.heapUsed + " B", r.outboxDepth === null ? "—" : String(r.outboxDepth),
+     r.dropped === null ? "—" : String(r.dropped), r.silent ? "SILENT" : "ok"].forEach(function (t, i) {
+      tr.appendChild(el("td", i === 9 ? "health-state" : "", t));
+    });
+    body.appendChild(tr);
+  });
+}
 function poll() {
   var st = document.getElementById("status");
   fetch("/dashboard/state", { cache: "no-store" }).then(function (r) {
@@ -227,6 +302,7 @@ function poll() {
     return r.json();
   }).then(function (s) {
     render(s);
+    renderHealth(s.health || []);
     st.className = "";
     st.textContent = s.devices.length + " device(s), updated " + new Date(s.now).toLocaleTimeString();
   }).catch(function (e) {

@@ -38,6 +38,8 @@ export interface BootState {
   reason: string;
   /** The state recorded by the previous boot, e.g. 'uplink: sending'. */
   lastState: string;
+  /** The previous boot ended in a restart someone asked for (lastState says which); otherwise a crash, a watchdog reset or a power cut. */
+  lastAsked: boolean;
   /** The agent ran long enough (the caller decides how long): rapidBoots back to 0, persisted once. */
   markHealthy(): void;
   /** Remembers what we are doing; written only when it changed. Call rarely (see the wear budget above). */
@@ -97,12 +99,14 @@ export function openBootState(o: { files: FileStore; safeModeBoots: number; log?
   let bootId = 1;
   let rapid = 0;
   let lastState = '';
+  let lastAsked = false;
   if (bad === undefined && prev) {
     const r = prev as Saved;
     bootId = r.boot + 1;
     // A restart someone asked for neither counts nor clears the count.
     rapid = r.healthy ? 0 : r.asked === true ? r.rapid : r.rapid + 1;
     lastState = r.state;
+    lastAsked = r.asked === true;
   } else if (log) {
     if (bad === undefined) log.info('boot state: no ' + K.StateFile + ', starting fresh');
     else log.error('boot state: ' + K.StateFile + ' ' + bad + ', starting fresh');
@@ -133,6 +137,7 @@ export function openBootState(o: { files: FileStore; safeModeBoots: number; log?
       ? rapid + ' reboots in a row before the agent was marked healthy; last state: ' + (lastState || 'unknown')
       : '',
     lastState,
+    lastAsked,
     markHealthy(): void {
       bs.rapidBoots = 0;
       if (cur.healthy) return;

@@ -36,6 +36,9 @@ export interface UplinkStats {
   lastDeliveryMs?: number;
   lastError?: string;
   nextAttemptMs?: number;
+  /** Reports (report()) written, and when the last one was. */
+  reports: number;
+  lastReportMs?: number;
 }
 
 export interface Delivery {
@@ -55,6 +58,11 @@ export interface Delivery {
 export interface Uplink {
   /** Something was queued: send it unless a request or a backoff is pending. Reads no `this`. */
   wake(this: void): void;
+  /**
+   * A JSON write outside the outbox (the agent's health): the latest one
+   * wins, it waits in RAM only, and goes when no reading is queued.
+   */
+  report(dev: DeviceRef, json: string): void;
   stop(): void;
   stats(): UplinkStats;
 }
@@ -86,7 +94,8 @@ export function createUplink(o: {
   /** Keep each body for onDelivered (the host's dashboard): a batch's is 2.2 KB held through the reply. */
   keepBody?: boolean;
 }): Uplink {
-  const st: UplinkStats = { sent: 0, delivered: 0, requests: 0, retries: 0, rejected: 0, bytesSent: 0 };
+  const st: UplinkStats = { sent: 0, delivered: 0, requests: 0, retries: 0, rejected: 0, bytesSent: 0, reports: 0 };
+  let side: { dev: DeviceRef; json: string } | undefined;
   const random = o.random || Math.random;
   let busy = false;
   let stopped = false;
@@ -115,7 +124,10 @@ export function createUplink(o: {
       // every record read is decoded onto the heap (20 of them for a value
       // write, while a backlog drains, before this read was split).
       const head = o.queue.peek(1)[0];
-      if (!head) {
+      // Readings first: a report goes only when none is queued, through the
+      // same heap and link checks, outcome and backoff, never onto flash.
+      const rep = head ? undefined : side;
+      if (!head && !rep) {
         attempt = 0;
         // Records of one sample group arrive a few ms apart: switch the radio
         // off only once the queue stayed empty for a moment (2 s).
@@ -128,13 +140,15 @@ export function createUplink(o: {
         return;
       }
       let dev: DeviceConfig | undefined;
-      for (const d of o.devices) {
-        if (d.name === head.device) {
-          dev = d;
-          break;
+      if (head) {
+        for (const d of o.devices) {
+          if (d.name === head.device) {
+            dev = d;
+            break;
+          }
         }
       }
-      if (!dev) {
+      if (head && !dev) {
         o.queue.reject('device ' + head.device + ' is no longer configured');
         st.rejected++;
         // Nothing awaited yet: not stopped. No timer is ever set while busy.
@@ -150,92 +164,114 @@ export function createUplink(o: {
         st.lastError = 'Wi-Fi link down: ' + o.link.stats().lastStep;
         return later(backoffMs(++attempt, o.backoff.baseMs, Math.min(o.backoff.capMs, LINK_CHECK_MAX_MS), random));
       }
-      // The batch is read once the link is up, not before: joining Wi-Fi can
-      // take many seconds, and the records (20 decoded ones are ~4 KB on the
-      // device's heap) would sit there all that time. A head that went away
-      // meanwhile (a full outbox drops the oldest) starts the choice over.
-      // JSON devices with batch > 1 send the head's run of their records.
-      const size = dev.format === 'JSON' && !singleOnly && dev.batch && dev.batch > 1 ? dev.batch : 1;
-      let recs: QueueRecord[] | undefined = size > 1 ? o.queue.peek(size) : [head];
-      let n = 1;
-      while (n < recs.length && (recs[n] as QueueRecord).device === dev.name) n++;
-      const first = recs[0];
-      if (!first || first.seq !== head.seq) {
-        if (!stopped) later(0);
-        return;
-      }
-      // They are let go once their payloads are joined: only their count and
-      // last seq are needed while the write is under way.
-      const lastSeq = (recs[n - 1] as QueueRecord).seq;
-      const droppedBefore = o.queue.stats().dropped;
-      const parts: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const q = recs[i] as QueueRecord;
-        // Each decoded record goes once its payload is stamped: holding all
-        // 20 until the last one was stamped was 3.3 KB more on the device's
-        // heap at a drain's highest.
-        (recs as (QueueRecord | undefined)[])[i] = undefined;
-        // Readings of an earlier boot can only be dated if they were dated then.
-        const wall = q.wallMs !== undefined ? q.wallMs : q.bootId === o.bootId ? o.time.wallAt(q.uptimeMs) : undefined;
-        parts.push(stampPayload(dev.format, q.payload, wall));
-      }
-      recs = undefined;
-      // The brackets go on the ends, so the batch is joined once, not copied again.
-      if (n > 1) {
-        parts[0] = '[' + parts[0];
-        parts[n - 1] += ']';
-      }
-      let body = parts.join(',');
-      // This frame lives while the write is under way: let the pieces go.
-      parts.length = 0;
-      const ref = { apiKey: o.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin };
-      st.requests++;
-      st.inFlightSinceMs = o.clock.uptimeMs();
-      const sent =
-        dev.format === 'Value' ? o.writer.writeValue(ref, body)
-          : dev.format === 'JSON' ? o.writer.writeJson(ref, body, true)
-            : o.writer.writeXml(ref, body, true);
-      // The writer has it (the socket, once written): not held through the
-      // reply, where a drain's live set is at its highest (1.7 KB less there).
-      const kept = o.keepBody ? body : undefined;
-      body = '';
-      const r = await sent;
-      st.inFlightSinceMs = undefined;
-      st.bytesSent += r.bytesSent;
-      if (stopped) return;
-      // While the request was in flight a full outbox may have dropped some of
-      // the records it carried: only those still at the head are acknowledged
-      // (or rejected), so a newer record is never released unsent.
-      let k = n;
-      if ((r.kind === 'ok' || (r.kind === 'reject' && n === 1)) && o.queue.stats().dropped !== droppedBefore) {
-        const still = o.queue.peek(n);
-        k = 0;
-        while (k < still.length && (still[k] as QueueRecord).seq <= lastSeq) k++;
-      }
-      if (r.kind === 'ok') {
-        if (k < n) o.queue.undrop(n - k);
-        o.queue.ack(k);
-        attempt = 0;
-        singleOnly = false;
-        st.sent++;
-        st.delivered += n;
-        st.lastDeliveryMs = o.clock.uptimeMs();
-        o.link.succeeded();
-        o.time.fromHttpDate(r.date);
-        if (o.onDelivered) o.onDelivered({ device: dev.name, count: n, lastSeq, body: kept, status: r.status });
-        return later(0);
-      }
-      st.lastError = r.reason;
-      if (r.kind === 'reject') {
-        if (n > 1) {
-          // One record of the batch may be the bad one: find it alone.
-          singleOnly = true;
+      let r: WriteOutcome;
+      if (rep) {
+        st.requests++;
+        st.inFlightSinceMs = o.clock.uptimeMs();
+        r = await o.writer.writeJson(rep.dev, rep.json, true);
+        st.inFlightSinceMs = undefined;
+        st.bytesSent += r.bytesSent;
+        if (stopped) return;
+        if (r.kind !== 'ok') st.lastError = r.reason;
+        if (r.kind !== 'retry') {
+          if (side === rep) side = undefined;
+          attempt = 0;
+          if (r.kind === 'ok') {
+            st.reports++;
+            st.lastReportMs = o.clock.uptimeMs();
+            o.link.succeeded();
+          } else o.log.error('uplink: report rejected: ' + r.reason);
           return later(0);
         }
-        if (k) o.queue.reject(r.reason);
-        st.rejected++;
-        o.log.error('uplink: seq ' + head.seq + ' rejected: ' + r.reason);
-        return later(0);
+      } else {
+        if (!head || !dev) return;
+        // The batch is read once the link is up, not before: joining Wi-Fi can
+        // take many seconds, and the records (20 decoded ones are ~4 KB on the
+        // device's heap) would sit there all that time. A head that went away
+        // meanwhile (a full outbox drops the oldest) starts the choice over.
+        // JSON devices with batch > 1 send the head's run of their records.
+        const size = dev.format === 'JSON' && !singleOnly && dev.batch && dev.batch > 1 ? dev.batch : 1;
+        let recs: QueueRecord[] | undefined = size > 1 ? o.queue.peek(size) : [head];
+        let n = 1;
+        while (n < recs.length && (recs[n] as QueueRecord).device === dev.name) n++;
+        const first = recs[0];
+        if (!first || first.seq !== head.seq) {
+          if (!stopped) later(0);
+          return;
+        }
+        // They are let go once their payloads are joined: only their count and
+        // last seq are needed while the write is under way.
+        const lastSeq = (recs[n - 1] as QueueRecord).seq;
+        const droppedBefore = o.queue.stats().dropped;
+        const parts: string[] = [];
+        for (let i = 0; i < n; i++) {
+          const q = recs[i] as QueueRecord;
+          // Each decoded record goes once its payload is stamped: holding all
+          // 20 until the last one was stamped was 3.3 KB more on the device's
+          // heap at a drain's highest.
+          (recs as (QueueRecord | undefined)[])[i] = undefined;
+          // Readings of an earlier boot can only be dated if they were dated then.
+          const wall = q.wallMs !== undefined ? q.wallMs : q.bootId === o.bootId ? o.time.wallAt(q.uptimeMs) : undefined;
+          parts.push(stampPayload(dev.format, q.payload, wall));
+        }
+        recs = undefined;
+        // The brackets go on the ends, so the batch is joined once, not copied again.
+        if (n > 1) {
+          parts[0] = '[' + parts[0];
+          parts[n - 1] += ']';
+        }
+        let body = parts.join(',');
+        // This frame lives while the write is under way: let the pieces go.
+        parts.length = 0;
+        const ref = { apiKey: o.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin };
+        st.requests++;
+        st.inFlightSinceMs = o.clock.uptimeMs();
+        const sent =
+          dev.format === 'Value' ? o.writer.writeValue(ref, body)
+            : dev.format === 'JSON' ? o.writer.writeJson(ref, body, true)
+              : o.writer.writeXml(ref, body, true);
+        // The writer has it (the socket, once written): not held through the
+        // reply, where a drain's live set is at its highest (1.7 KB less there).
+        const kept = o.keepBody ? body : undefined;
+        body = '';
+        r = await sent;
+        st.inFlightSinceMs = undefined;
+        st.bytesSent += r.bytesSent;
+        if (stopped) return;
+        // While the request was in flight a full outbox may have dropped some of
+        // the records it carried: only those still at the head are acknowledged
+        // (or rejected), so a newer record is never released unsent.
+        let k = n;
+        if ((r.kind === 'ok' || (r.kind === 'reject' && n === 1)) && o.queue.stats().dropped !== droppedBefore) {
+          const still = o.queue.peek(n);
+          k = 0;
+          while (k < still.length && (still[k] as QueueRecord).seq <= lastSeq) k++;
+        }
+        if (r.kind === 'ok') {
+          if (k < n) o.queue.undrop(n - k);
+          o.queue.ack(k);
+          attempt = 0;
+          singleOnly = false;
+          st.sent++;
+          st.delivered += n;
+          st.lastDeliveryMs = o.clock.uptimeMs();
+          o.link.succeeded();
+          o.time.fromHttpDate(r.date);
+          if (o.onDelivered) o.onDelivered({ device: dev.name, count: n, lastSeq, body: kept, status: r.status });
+          return later(0);
+        }
+        st.lastError = r.reason;
+        if (r.kind === 'reject') {
+          if (n > 1) {
+            // One record of the batch may be the bad one: find it alone.
+            singleOnly = true;
+            return later(0);
+          }
+          if (k) o.queue.reject(r.reason);
+          st.rejected++;
+          o.log.error('uplink: seq ' + head.seq + ' rejected: ' + r.reason);
+          return later(0);
+        }
       }
       st.retries++;
       await o.link.failed();
@@ -262,6 +298,12 @@ export function createUplink(o: {
       if (idleTimer !== undefined) o.timers.clearTimeout(idleTimer);
       if (timer !== undefined) o.timers.clearTimeout(timer);
       timer = undefined;
+    },
+    report(dev, json) {
+      side = { dev, json };
+      if (idleTimer !== undefined) o.timers.clearTimeout(idleTimer);
+      idleTimer = undefined;
+      void pump();
     },
     stats: () => st,
   };

@@ -11,6 +11,7 @@ export function defaultConfig(): AgentConfig {
     board: DEFAULT_BOARD as AgentConfig['board'],
     wifi: { ssid: '', password: '' },
     service: { url: '', apiKey: '' },
+    health: { id: 0, pin: 0, intervalMs: 900000 },
     agent: {
       outboxBytes: 196608,
       backoffBaseMs: 2000,

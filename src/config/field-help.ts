@@ -17,6 +17,9 @@ export const FIELD_HELP: Record<string, string> = /* @__PURE__ */ Object.assign(
     'wifi.password': 'Wi-Fi passphrase; empty for an open network',
     'service.url': 'Service base URL, e.g. http://192.168.1.10:8080',
     'service.apiKey': 'API key of the account that owns the devices',
+    'health.id': 'DeviceID of a JSON device for health reports (0 off)',
+    'health.pin': 'DevicePIN of that device',
+    'health.intervalMs': 'Time between health reports',
   },
   /* @__PURE__ */ prefixed('agent.', {
     outboxBytes: 'Outbox size on flash; oldest readings go first',

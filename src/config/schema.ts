@@ -124,6 +124,11 @@ export const SCALAR_FIELDS: readonly Field[] = /* @__PURE__ */ TOP.concat(
     { k: 'safeModeBoots', t: T.Int, n: 2, x: 50, d: 5 },
     { k: 'radioOffBetweenUploads', t: T.Bool, d: false },
   ]),
+  /* @__PURE__ */ under('health.', [
+    { k: 'id', t: T.Int, n: 1, x: MAX_ID, z: true, d: 0 },
+    { k: 'pin', t: T.Int, n: 0, x: MAX_ID, d: 0 },
+    { k: 'intervalMs', t: T.Int, n: 60000, x: 86400000, d: 900000 },
+  ]),
 );
 
 export const SENSOR_FIELDS = /* @__PURE__ */ under('sensor.*.', [

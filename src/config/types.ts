@@ -67,10 +67,21 @@ export interface AgentLimits {
   radioOffBetweenUploads: boolean;
 }
 
+/** The agent's own health, reported as a JSON device of the account. */
+export interface HealthConfig {
+  /** DeviceID of a JSON device; 0 = no reports. */
+  id: number;
+  /** DevicePIN of that device. */
+  pin: number;
+  /** Time between reports. Default 15 min. */
+  intervalMs: number;
+}
+
 export interface AgentConfig {
   board: 'pico-w' | 'pico2-w';
   wifi: { ssid: string; password: string };
   service: { url: string; apiKey: string };
+  health: HealthConfig;
   sensors: SensorConfig[];
   devices: DeviceConfig[];
   agent: AgentLimits;

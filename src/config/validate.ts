@@ -229,7 +229,7 @@ function entries(raw: Obj, what: 'sensor' | 'device', max: number, err: Err): En
 /** A sensor field that a sensor of `kind` does not have. */
 const notFor = (f: Field, kind: SensorKind): boolean => !!f.K && !has(f.K, kind);
 
-const SECTIONS = ['wifi', 'service', 'agent'];
+const SECTIONS = ['wifi', 'service', 'agent', 'health'];
 const TOP = /* @__PURE__ */ ['board', 'sensors', 'devices'].concat(SECTIONS);
 
 /** The saved JSON form (defaults filled in) to a checked AgentConfig, or every error. */
@@ -317,6 +317,10 @@ export function validateConfig(raw: unknown): Validated {
     }
     devices.push(d);
   }
+
+  const health = cfg.health as AgentConfig['health'];
+  const shared = health.id ? idOwner[health.id] : undefined;
+  if (shared) err('health.id: id ' + health.id + ' is device ' + shared + "'s; reports need a JSON device of their own");
 
   if (errors.length > 0) return { ok: false, errors };
   cfg.sensors = sensors;

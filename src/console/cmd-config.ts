@@ -42,6 +42,8 @@ export function stateCommands(c: Ctx): Commands {
         out('clock     ' + (a.time.known() ? new Date(p.clock.wallMs()).toISOString() : 'not set yet (set from the service\'s Date header)'));
         const s = a.sampler.stats();
         out('sampler   ' + s.runs + ' runs, ' + s.errors + ' sensor errors, ' + s.dropped + ' filtered out');
+        const hc = rt.config().health;
+        if (hc.id) out('health    device ' + hc.id + ', ' + u.reports + ' reports' + (u.lastReportMs === undefined ? '' : ', last ' + ago(now - u.lastReportMs) + ' ago') + ', every ' + ago(hc.intervalMs));
         if (u.lastError) out('last err  ' + u.lastError);
         else if (s.lastError) out('last err  ' + s.lastError);
       }

@@ -6,7 +6,29 @@ import type { DataFormat } from '../model';
 import { DATA_FORMATS } from '../model';
 import { maskSecret } from '../service/client';
 import { withReads } from '../service/reads';
+import { createLink } from '../agent/link';
+import { createHttpClient } from '../net/http';
+import { createServiceClient } from '../service/client';
+import type { ServiceClient } from '../service/client';
+import type { Runtime } from '../runtime';
 import type { Commands, Ctx } from './shared';
+
+/**
+ * A service client on the pending configuration's URL with the link up,
+ * for provisioning even before the agent can run (the agent's link when it
+ * runs). Cold code: only this command needs it.
+ */
+async function connect(rt: Runtime): Promise<{ ok: true; client: ServiceClient } | { ok: false; error: string }> {
+  const c = rt.pending();
+  const p = rt.p;
+  const http = createHttpClient({ sockets: p.sockets, timers: p.timers, timeoutMs: c.agent.requestTimeoutMs, maxResponseBytes: c.agent.maxResponseBytes });
+  const made = createServiceClient({ http, baseUrl: c.service.url, log: p.log });
+  if (!made.ok) return made;
+  const a = rt.agent();
+  const link = a ? a.link : createLink({ wifi: p.wifi, creds: () => c.wifi, system: p.system, log: p.log, abandoned: () => p.sockets.abandoned() });
+  if (!(await link.ensureUp())) return { ok: false as const, error: 'Wi-Fi link not up (' + link.stats().lastStep + ')' };
+  return made;
+}
 import type { Settings } from './stubs';
 
 export function testCommands(c: Ctx): Commands {
@@ -55,13 +77,15 @@ export function provisionCommands(c: Ctx): Commands {
         return fail('provision: deviceName must be 1-16 letters, digits or _, not starting with a digit');
       }
       if (typeof format !== 'string' || DATA_FORMATS.indexOf(format as DataFormat) < 0) return fail('provision: format must be Value, JSON or XML');
+      // The name 'health' makes the device for the agent's health reports (health.id, health.pin).
+      const health = deviceName === 'health';
+      if (health && format !== 'JSON') return fail('provision: the health device is a JSON device');
       const names = rt.pending().sensors.map((s) => s.name);
-      if (!names.length) return fail("provision: add a sensor first, e.g. set('sensor.temp.kind', 'temperature')");
+      if (!names.length && !health) return fail("provision: add a sensor first, e.g. set('sensor.temp.kind', 'temperature')");
       const sensors = format === 'Value' ? [names[0] as string] : names;
       out('provision: creating ' + format + ' device ' + deviceName + ' for ' + email);
       const existing = rt.pending().service.apiKey;
-      return rt
-        .connect()
+      return connect(rt)
         .then((cn) =>
           cn.ok
             ? provisionDevice({ client: withReads(cn.client), email, password, deviceName, format: format as DataFormat, apiKey: existing || undefined })
@@ -69,14 +93,16 @@ export function provisionCommands(c: Ctx): Commands {
         )
         .then((r): Settings | undefined => {
           if (!r.ok) return void fail('provision: ' + r.error);
-          out('provision: device ' + r.deviceId + ' (' + format + ', sensors ' + sensors.join(',') + '), API key ' + maskSecret(r.apiKey));
+          out('provision: device ' + r.deviceId + ' (' + format + (health ? ', health reports' : ', sensors ' + sensors.join(',')) + '), API key ' + maskSecret(r.apiKey));
           // Set by set(), whose module (the editor and the whole validation)
           // is loaded once this one is let go: together they would need
           // more heap than a running agent leaves.
-          return [
-            ['service.apiKey', r.apiKey],
-            ['device.' + deviceName, { id: r.deviceId, pin: r.devicePin, format, sensors: sensors.join(',') }],
-          ];
+          return health
+            ? [['service.apiKey', r.apiKey], ['health.id', r.deviceId], ['health.pin', r.devicePin]]
+            : [
+              ['service.apiKey', r.apiKey],
+              ['device.' + deviceName, { id: r.deviceId, pin: r.devicePin, format, sensors: sensors.join(',') }],
+            ];
         });
     },
   };

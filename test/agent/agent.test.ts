@@ -298,3 +298,56 @@ describe('flash write failures', () => {
     expect(json).toEqual([2, 5, 8, 11, 14, 17, 20, 23, 26]);
   });
 });
+
+describe('reports outside the outbox (the agent health)', () => {
+  const HEALTH = { apiKey: 'k3y0123456789abcdef0123456789abcd', deviceId: 99, devicePin: 9 };
+
+  it('go as a JSON write of their own, once, and never onto the outbox', async () => {
+    const { time, agent, writes, queue } = setup();
+    agent.start();
+    agent.uplink.report(HEALTH, '{"n":1}');
+    await time.advance(1000);
+    expect(writes.filter((w) => w.deviceId === 99)).toEqual([{ op: 'json', deviceId: 99, body: '{"n":1}', made: true }]);
+    expect(writes.filter((w) => w.deviceId !== 99)).toHaveLength(3);
+    expect(queue.stats().depth).toBe(0);
+    expect(agent.uplink.stats().reports).toBe(1);
+    agent.stop();
+  });
+
+  it('while the service fails: only the latest waits, in RAM, and the readings keep their order on the outbox', async () => {
+    let failing = true;
+    const { time, agent, writes, queue, delivered } = setup(testConfig(), () =>
+      failing ? { kind: 'retry', reason: 'HTTP 503', bytesSent: 10 } : { kind: 'ok', status: 200, bytesSent: 10 },
+    );
+    agent.start();
+    agent.uplink.report(HEALTH, '{"n":1}');
+    await time.advance(30000);
+    agent.uplink.report(HEALTH, '{"n":2}');
+    await time.advance(30500);
+    // The outbox holds the readings only (7 sample groups); the report waits in RAM.
+    expect(queue.stats().depth).toBe(21);
+    // Tried once at the start, when nothing was queued; not again while readings wait.
+    expect(writes.filter((w) => w.deviceId === 99)).toHaveLength(1);
+    failing = false;
+    await time.advance(400000);
+    agent.stop();
+    expect(queue.stats().depth).toBe(0);
+    const reports = delivered.filter((w) => w.deviceId === 99).map((w) => w.body);
+    expect(reports).toEqual(['{"n":2}']);
+    // Every reading before the report that followed them.
+    expect(delivered.findIndex((w) => w.deviceId === 99)).toBeGreaterThanOrEqual(21);
+  });
+
+  it('a refused report is dropped, not retried, and the readings go on', async () => {
+    const { time, agent, writes } = setup(testConfig(), (w) =>
+      w.deviceId === 99 ? { kind: 'reject', reason: 'HTTP 404', bytesSent: 10 } : { kind: 'ok', status: 200, bytesSent: 10 },
+    );
+    agent.start();
+    agent.uplink.report(HEALTH, '{"n":1}');
+    await time.advance(25000);
+    agent.stop();
+    expect(writes.filter((w) => w.deviceId === 99)).toHaveLength(1);
+    expect(writes.filter((w) => w.deviceId !== 99)).toHaveLength(9);
+    expect(agent.uplink.stats().reports).toBe(0);
+  });
+});

@@ -293,6 +293,15 @@ describe('device rules', () => {
     expect(errorsOf(raw)).toEqual(['device.b.id: id 9 is already used by device a']);
   });
 
+  it('takes a health device of its own, and refuses one that carries readings', () => {
+    const devices = [{ name: 'a', deviceId: 9, devicePin: 1, format: 'Value', sensors: ['temp'] }];
+    expect(configOf({ sensors, devices, health: { id: 12, pin: 34 } }).health).toEqual({ id: 12, pin: 34, intervalMs: 900000 });
+    expect(errorsOf({ sensors, devices, health: { id: 9, pin: 1 } })).toEqual(["health.id: id 9 is device a's; reports need a JSON device of their own"]);
+    expect(errorsOf({ health: { intervalMs: 1000 } })).toEqual(['health.intervalMs: must be a whole number from 60000 to 86400000']);
+    expect(errorsOf({ health: { id: -1 } })).toEqual(['health.id: 0 (off) or a whole number from 1 to 2147483647']);
+    expect(errorsOf({ health: { colour: 'red' } })).toEqual(['health.colour: unknown key']);
+  });
+
   it('allows at most 4 devices', () => {
     const devices = [1, 2, 3, 4, 5].map((i) => ({ name: 'd' + i, deviceId: i, devicePin: 1, format: 'JSON', sensors: ['temp'] }));
     expect(errorsOf({ sensors, devices })).toEqual(['devices: at most 4 devices (got 5)']);

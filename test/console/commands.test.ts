@@ -74,7 +74,7 @@ describe('help() with another topic', () => {
   it('prints the command list for any topic but keys', () => {
     const { b } = fresh();
     expect(said(b, () => b.cmd.help!('wifi'))).toEqual(said(b, () => b.cmd.help!()));
-    expect(said(b, () => b.cmd.help!())).toHaveLength(15);
+    expect(said(b, () => b.cmd.help!())).toHaveLength(16);
     b.rt.stop();
   });
 });
@@ -170,7 +170,8 @@ describe('config()', () => {
     expect(lines.slice(0, 5)).toEqual(['board = pico-w', 'wifi.ssid = field-net', 'wifi.password = secr…(11)', 'service.url = http://127.0.0.1:9', 'service.apiKey = k3y0…(33)']);
     expect(lines).toContain('sensor.door.pull = up');
     expect(lines).toContain('device.tj.sensors = temp,light,door');
-    expect(lines).toHaveLength(56);
+    expect(lines).toContain('health.intervalMs = 900000');
+    expect(lines).toHaveLength(59);
     expect(lines.join('\n')).not.toContain(API_KEY);
     expect(lines.join('\n')).not.toContain(WIFI_PASSWORD);
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(80);
@@ -569,6 +570,21 @@ describe('provision()', () => {
       ['second', 'XML', ['temp', 'light', 'door']],
     ]);
     expect(b.p.errors).toEqual([]);
+  });
+
+  it("the name 'health' makes the JSON device of the health reports and sets health.id and health.pin", async () => {
+    const board = new Board();
+    board.save(unprovisioned(service.svc.url));
+    const b = board.boot();
+    b.cmd.provision!('hl@example.com', 'pw-health-01', 'health', 'Value');
+    expect(b.p.errors).toEqual(['provision: the health device is a JSON device']);
+    b.cmd.provision!('hl@example.com', 'pw-health-01', 'health', 'JSON');
+    await until(() => b.out().some((l) => l.startsWith('health.pin set')), 'the health device');
+    const pending = b.rt.pending();
+    expect(pending.health.id).toBeGreaterThan(0);
+    expect(pending.devices).toEqual([]);
+    expect(b.out().filter((l) => / set; /.test(l))).toEqual(['service.apiKey set; save() to apply', 'health.id set; save() to apply', 'health.pin set; save() to apply']);
+    expect(b.out()).toContain('provision: device ' + pending.health.id + ' (JSON, health reports), API key ' + pending.service.apiKey.slice(0, 4) + '…(32)');
   });
 
   it('reports a wrong account password in one line without a trace of it', async () => {

@@ -17,6 +17,8 @@ import { createNodeTime } from '../../host/ports/time';
 import { startService } from '../../host/service/server';
 import type { RunningService, WriteEvent } from '../../host/service/server';
 import { testConfig } from '../fakes/config';
+import { provisionConfig, provisionHealth } from '../fakes/provision';
+import { Board } from '../runtime/harness';
 import { createTestPlatform } from '../fakes/platform';
 import { createFakeTime, flushPromises } from '../fakes/time';
 
@@ -80,5 +82,23 @@ describe.skipIf(!present)('dashboard shows what the agent delivered', () => {
     await page.waitForFunction(([sel, v]) => document.querySelector(sel)?.textContent === v, [`${card} .last-value`, last] as const, { timeout: 5000 });
     expect(await page.locator(`${card} .last-value`).textContent()).toBe(last);
     expect(await page.locator(`${card} .chart`).getAttribute('data-points')).toBe('4');
+  });
+
+  it("lists the board's health report in the health table, from the runtime's own reports", async () => {
+    const cfg = await provisionHealth(svc.url, await provisionConfig(svc.url, testConfig(svc.url), 'hdash@example.com', 'pw-hdash-1'), 60000, 'hdash@example.com', 'pw-hdash-1');
+    const board = new Board();
+    board.save(cfg);
+    const b = board.boot();
+    await b.run(8000);
+    b.rt.stop();
+    const page = await browser.newPage();
+    await page.goto(`${svc.url}/`);
+    const row = `#health tr[data-device-id="${cfg.health.id}"]`;
+    await page.waitForSelector(row, { timeout: 5000 });
+    const cells = await page.locator(`${row} td`).allTextContents();
+    expect(cells[0]).toBe('pico-w ' + b.p.system.boardUid());
+    expect(cells[2]).toBe('0.1.0');
+    expect(cells[9]).toBe('ok');
+    expect(await page.locator('#health-box').isVisible()).toBe(true);
   });
 });

@@ -22,3 +22,13 @@ export async function provisionConfig(url: string, cfg: AgentConfig, email = 'te
   cfg.service = { url, apiKey: apiKey ?? '' };
   return cfg;
 }
+
+/** A JSON device for the agent's health reports, made under the config's key, set in `cfg.health`. */
+export async function provisionHealth(url: string, cfg: AgentConfig, intervalMs = 60000, email = 'rt@example.com', password = 'pw-rt-0001'): Promise<AgentConfig> {
+  const made = createServiceOps({ http: createHttpClient({ sockets: createNodeSockets(), timers: createNodeTime().timers }), baseUrl: url });
+  if (!made.ok) throw new Error(made.error);
+  const r = await provisionDevice({ client: made.client, email, password, deviceName: 'health', format: 'JSON', apiKey: cfg.service.apiKey });
+  if (!r.ok) throw new Error(r.error);
+  cfg.health = { id: r.deviceId, pin: r.devicePin, intervalMs };
+  return cfg;
+}

@@ -108,6 +108,12 @@ export interface RigOptions {
   dropped?: number[];
   /** Extra condition under which the board counts as dead (e.g. the store went dark). */
   dead?: () => boolean;
+  /**
+   * Health reports (uplink.report) every `everyMs` of each boot, the first at
+   * once, as the runtime's supervisor makes them: the JSON says which boot and
+   * which report it is.
+   */
+  health?: { deviceId: number; devicePin: number; everyMs: number };
 }
 
 /**
@@ -187,6 +193,18 @@ export class Rig {
     if (!made.ok) throw new Error(made.error);
     this.agent = made.agent;
     this.agent.start();
+    const h = this.o.health;
+    if (h) {
+      const agent = this.agent;
+      const ref = { apiKey: this.o.config.service.apiKey, deviceId: h.deviceId, devicePin: h.devicePin };
+      const boot = this.bootId;
+      let n = 0;
+      const tick = (): void => {
+        agent.uplink.report(ref, '{"boot":' + boot + ',"n":' + ++n + '}');
+        p.timers.setTimeout(tick, h.everyMs);
+      };
+      p.timers.setTimeout(tick, 1);
+    }
     return this.agent;
   }
 

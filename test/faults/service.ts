@@ -1,5 +1,5 @@
 // The local Device Data Service on 127.0.0.1 (port 0) with the test
-// configuration's three devices provisioned on it, and a record of every
+// configuration's three devices and a health device provisioned on it, and a record of every
 // write it carried out, per configured device name, in arrival order.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,13 +8,13 @@ import type { AgentConfig } from '../../src/config/types';
 import { startService } from '../../host/service/server';
 import type { FaultOptions, RunningService, WriteEvent } from '../../host/service/server';
 import { testConfig } from '../fakes/config';
-import { provisionConfig } from '../fakes/provision';
+import { provisionConfig, provisionHealth } from '../fakes/provision';
 import { unstamp } from './harness';
 
 export interface TestService {
   svc: RunningService;
   config: AgentConfig;
-  /** Bodies the service stored, ts stamp removed, per configured device name. */
+  /** Bodies the service stored, ts stamp removed, per configured device name ('health' for the health device). */
   received: Record<string, string[]>;
   close(): Promise<void>;
 }
@@ -24,11 +24,12 @@ export async function startTestService(faults?: FaultOptions, url?: (svcUrl: str
   // Provisioning runs without faults; the service is then restarted over the
   // same journal with them.
   const plain = await startService({ dataDir: dir, log: () => undefined });
-  const config = await provisionConfig(plain.url, testConfig(), 'faults@example.com', 'pw-faults-1');
+  const config = await provisionHealth(plain.url, await provisionConfig(plain.url, testConfig(), 'faults@example.com', 'pw-faults-1'), 60000, 'faults@example.com', 'pw-faults-1');
   await plain.close();
   const svc = await startService({ dataDir: dir, log: () => undefined, faults });
   config.service.url = url ? url(svc.url) : svc.url;
   const nameOf = new Map(config.devices.map((d) => [d.deviceId, d.name]));
+  nameOf.set(config.health.id, 'health');
   const received: Record<string, string[]> = {};
   svc.events.on('write', (w: WriteEvent) => {
     const name = nameOf.get(w.deviceId) ?? '?' + w.deviceId;

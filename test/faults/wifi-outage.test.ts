@@ -3,7 +3,8 @@
 // the AP is away the socket port throws like Kaluma's ("WiFi is not
 // connected.") and the simulated radio sees no SSID. The link ladder climbs
 // to radio resets and reboots (each reboot rebuilds the agent over the same
-// flash outbox). Afterwards every reading arrives, in order, exactly once.
+// flash outbox). Afterwards every reading arrives, in order, exactly once;
+// the board's health reports (every 15 min) never join the backlog.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createNodeSockets } from '../../host/ports/sockets';
 import { createSimWifi } from '../../host/ports/wifi';
@@ -40,18 +41,20 @@ describe('a one-hour Wi-Fi outage', () => {
         return 'WiFi is not connected.';
       },
     });
-    const rig = new Rig({ config: cfg, files: createMemoryFileStore(), wifi, sockets });
+    const rig = new Rig({ config: cfg, files: createMemoryFileStore(), wifi, sockets, health: { deviceId: cfg.health.id, devicePin: cfg.health.pin, everyMs: 15 * MIN } });
     rig.boot();
     const settle = realSettle(() => rig.agent);
 
     await rig.run(5 * MIN, 1000, settle);
     const before = ts.received['tj']?.length ?? 0;
     expect(before).toBe(30);
+    const reportsBefore = ts.received['health']?.length ?? 0;
 
     apAway = true;
     wifi.setAp(false);
     await rig.run(60 * MIN, 1000, settle);
     const duringOutage = (ts.received['tj']?.length ?? 0) - before;
+    const reportsDuring = (ts.received['health']?.length ?? 0) - reportsBefore;
     const queued = rig.queue.stats().depth;
     const link = rig.linkTotals();
 
@@ -68,6 +71,13 @@ describe('a one-hour Wi-Fi outage', () => {
         `socket throws ${throws}; link ladder ${JSON.stringify(link)}; radio ${JSON.stringify(wifi.counts)}`,
     );
     expect(duringOutage).toBe(0);
+    // The board's health: one report at the first boot, none while away, and
+    // after the outage only the latest of those made meanwhile (none queued).
+    expect(reportsBefore).toBe(1);
+    expect(reportsDuring).toBe(0);
+    const after = (ts.received['health'] ?? []).slice(reportsBefore);
+    expect(after.length).toBeGreaterThanOrEqual(1);
+    expect(after.length).toBeLessThanOrEqual(3);
     expect(throws).toBeGreaterThanOrEqual(2);
     // The ladder climbed every step: SSID checks, radio power-cycles, reboots.
     expect(link['notVisible']).toBeGreaterThan(0);

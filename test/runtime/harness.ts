@@ -2,6 +2,7 @@
 // gets fresh fake time and a fresh platform over the same file store and
 // settings, like a power cycle. Real HTTP to a local service is settled
 // under the fake clock by waiting for the request in flight.
+import { healthReport } from '../../src/agent/health';
 import { CODEC } from '../../src/config/codec';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
@@ -51,7 +52,8 @@ export class Board {
     const all: string[] = [];
     const inner = p.log;
     p.log = { info: (l) => (all.push(l), inner.info(l)), error: (l) => (all.push(l), inner.error(l)) };
-    const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test', onDelivered: o.onDelivered });
+    // The health report as the device's cold module makes it.
+    const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test', onDelivered: o.onDelivered, report: healthReport });
     installCommands(rt);
     // Called as the console host calls them, so the platform knows a command runs.
     const cmd = p.commands;

@@ -64,6 +64,25 @@ describe('dashboard', () => {
     }
   });
 
+  it('shows a table of board health from the JSON devices that hold a health report, and marks a board silent after two intervals', async () => {
+    const a = await provision(svc.port, 'JSON', 'o@example.com', 'pw', 'health_a');
+    const b = await provision(svc.port, 'JSON', 'o@example.com', 'pw', 'health_b');
+    const other = await provision(svc.port, 'JSON', 'o@example.com', 'pw', 'Room');
+    const report = (uid: string, intervalS: number): string =>
+      JSON.stringify({ fw: '0.1.0', board: 'pico-w', uid, boot: 3, uptimeS: 600, intervalS, heap: { used: 97000, peak: 110000, total: 184312 }, outbox: { depth: 4, dropped: 1 } });
+    await call(svc.port, 'POST', `/api/updatedevicejson/${a.key}/${a.id}/${a.pin}`, report('B0', 900));
+    await call(svc.port, 'POST', `/api/updatedevicejson/${b.key}/${b.id}/${b.pin}`, report('A1', 0.5));
+    await call(svc.port, 'POST', `/api/updatedevicejson/${other.key}/${other.id}/${other.pin}`, '{"temp":5,"intervalS":"no"}');
+    await new Promise((r) => setTimeout(r, 1600));
+    const s = await state();
+    // Ordered by board id; the one whose 0.5 s interval passed twice is silent.
+    expect(s.health.map((r) => [r.uid, r.id, r.silent])).toEqual([['A1', b.id, true], ['B0', a.id, false]]);
+    expect(s.health[1]).toMatchObject({ name: 'health_a', board: 'pico-w', fw: '0.1.0', boot: 3, uptimeS: 600, intervalS: 900, heapUsed: 97000, outboxDepth: 4, dropped: 1 });
+    expect(s.health[1]!.ageS).toBeGreaterThanOrEqual(1);
+    const page = await call(svc.port, 'GET', '/');
+    expect(page.body).toContain('id="health"');
+  });
+
   it('shows a device that was never written with no value and no points', async () => {
     await provision(svc.port, 'Value');
     const s = await state();

@@ -29,13 +29,14 @@ let _made = 0;
  * connection): collects when heapUsed is more than a collection step
  * (heapTotal/32) above the live set, which means the engine let a step go
  * by. It skips the collection due at a step when too few objects were made
- * since the last one, and whenever the allocation that reaches the step
- * fills it exactly with a size that is not a multiple of 8 (its check adds
- * the size asked for, its count the size rounded up): 1.6 % of the steps
- * crossed by the reference config, whose LittleFS block callbacks make two
- * objects each, dozens of collections a second. Each skip let the heap grow
- * a whole step, and two in a row took a running agent to the 20th step of
- * the Pico W's count (112.5 KB) once every minute or so.
+ * since the last one, and, by its source, when the allocation that reaches
+ * the step fills it exactly with a size that is not a multiple of 8 (its
+ * check adds the size asked for, its count the size rounded up). Measured
+ * with the reference config (LittleFS's block callbacks make two objects
+ * each, dozens of collections a second): 1.6 % of the steps passed without
+ * a collection although enough objects had been made. Each skip let the
+ * heap grow a whole step, and two in a row took a running agent to the 20th
+ * step of the Pico W's count (112.5 KB) about once a minute.
  */
 export function keepCollecting(): void {
   const m = process.memoryUsage();

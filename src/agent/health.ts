@@ -1,0 +1,72 @@
+// The agent's health as one JSON object, written to a JSON device of the
+// account (health.id / health.pin) every health.intervalMs: what a person
+// running boards in the field wants to see from the service, not from a
+// serial cable. Cold code (module 'health'): built every 15 minutes, then let
+// go. Secrets never appear: the API key and the Wi-Fi password are masked
+// wherever an error line would carry them.
+import { crc32 } from '../queue/crc32';
+import type { Runtime } from '../runtime';
+import { maskSecret } from '../service/client';
+import { VERSION } from '../version';
+
+/** Whole seconds. */
+const sec = (ms: number): number => Math.round(ms / 1000);
+
+/** `s` with every secret of the configuration masked. */
+function masked(s: string, secrets: string[]): string {
+  for (const x of secrets) if (x) s = s.split(x).join(maskSecret(x));
+  return s;
+}
+
+/** The report, as the JSON text to write. */
+export function healthReport(rt: Runtime): string {
+  const p = rt.p;
+  const now = p.clock.uptimeMs();
+  const cfg = rt.config();
+  const a = rt.agent();
+  const box = rt.queue();
+  // The live set, right after a collection (the board's only way to know it).
+  if (p.system.collect) p.system.collect();
+  const m = p.system.memory();
+  let config = '';
+  try {
+    const saved = p.files.read('config.json');
+    if (saved) config = crc32(saved, 0, saved.length).toString(16);
+  } catch {
+    config = 'unreadable';
+  }
+  const r: Record<string, unknown> = {
+    fw: VERSION,
+    board: p.system.boardName(),
+    uid: p.system.boardUid(),
+    boot: rt.state.bootId,
+    uptimeS: sec(now),
+    intervalS: sec(cfg.health.intervalMs),
+    lastReset: rt.state.lastAsked ? rt.state.lastState : 'unasked (watchdog, power or crash) while: ' + (rt.state.lastState || 'unknown'),
+    mode: rt.mode(),
+    heap: m ? { used: m.heapUsed, peak: m.heapPeak, total: m.heapTotal } : null,
+    config,
+  };
+  if (box) {
+    const q = box.stats();
+    const head = box.peek(1)[0];
+    // The oldest reading's age, where this boot can tell: taken on this boot, or dated then.
+    const age = !head ? 0 : head.bootId === rt.state.bootId ? now - head.uptimeMs : head.wallMs !== undefined && a && a.time.known() ? p.clock.wallMs() - head.wallMs : undefined;
+    r.outbox = { depth: q.depth, bytes: q.bytes, oldestS: age === undefined ? null : sec(age), dropped: q.dropped, rejected: q.rejected };
+  }
+  let error = rt.consoleError;
+  if (a) {
+    const u = a.uplink.stats();
+    const l = a.link.stats();
+    const s = a.sampler.stats();
+    r.delivery = { writes: u.sent, readings: u.delivered, retries: u.retries, rejected: u.rejected, lastS: u.lastDeliveryMs === undefined ? null : sec(now - u.lastDeliveryMs) };
+    r.link = { up: l.up, joins: l.associations, notSeen: l.notVisible, radioResets: l.resets, reboots: l.reboots, lastStep: l.lastStep };
+    // Kaluma 1.2.1's Wi-Fi driver reports no signal strength.
+    r.rssi = null;
+    r.clockSynced = a.time.known();
+    r.sampler = { runs: s.runs, errors: s.errors };
+    error = u.lastError || s.lastError || error;
+  }
+  r.error = error ? masked(error, [cfg.service.apiKey, cfg.wifi.password]) : null;
+  return JSON.stringify(r);
+}
