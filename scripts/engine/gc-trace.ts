@@ -2,13 +2,14 @@
 // the reference config on the Pico W's heap, with the engine's own counters
 // read from outside, which no program can read (heapUsed is only part of it).
 //   npx tsx scripts/engine/gc-trace.ts --engine PATH [--seconds 90] [--skip 15]
-//     [--pad BYTES] [--no-probe] [--dump FILE] [--no-config]
+//     [--pad BYTES] [--no-probe] [--dump FILE] [--no-config] [--health]
 // (--skip: seconds of each boot left out, its parse and start-up; --pad: the
 // stand-in's ballast, as npm run bench -- --align prints it; --no-probe: the
 // stand-in's marks skip their post-collection probe, which itself carries
 // the count up to the next limit; --dump: every change of the counters in
 // the agent's boot, as CSV, and its output by the ms it arrived in FILE.out;
-// --no-config: the boot without a configuration, console only.)
+// --no-config: the boot without a configuration, console only; --health:
+// the reference config with a health report every minute.)
 //
 // JerryScript (the commit Kaluma 1.2.1 pins) collects when an allocation
 // would take its own count of allocated bytes past a limit that moves in
@@ -27,6 +28,7 @@
 // engine. Where the memory cannot be read, the script says so in one line.
 import { openSync, readFileSync, readSync, closeSync, writeFileSync } from 'node:fs';
 import { toSaved } from '../../src/config/saved';
+import type { AgentConfig } from '../../src/config/types';
 import { referenceConfig } from '../bench/timer-ids';
 import { runBoard } from './board';
 import { arg, engineCommand, enginePath } from './lib';
@@ -95,6 +97,12 @@ function locate(pid: number): Where | undefined {
     closeSync(fd);
   }
   return undefined;
+}
+
+/** --health: the reference config reporting its health every minute to a device of its own (the stand-in takes any write). */
+function withHealth(c: AgentConfig): AgentConfig {
+  if (process.argv.includes('--health')) c.health = { id: 9, pin: 9, intervalMs: 60000 };
+  return c;
 }
 
 function median(v: number[]): number {
@@ -173,7 +181,7 @@ async function main(): Promise<void> {
   setImmediate(sampler);
   const run = await runBoard(engine, {
     name: 'gc-trace',
-    config: process.argv.includes('--no-config') ? undefined : toSaved(referenceConfig()),
+    config: process.argv.includes('--no-config') ? undefined : toSaved(withHealth(referenceConfig())),
     periodMs: 2000,
     seconds,
     pad: Number(arg('pad')) || undefined,
