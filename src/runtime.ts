@@ -81,7 +81,7 @@ export interface Runtime {
   /** The console's last error line, for status(). */
   consoleError: string;
   agent(): Agent | undefined;
-  /** Saves `next` and restarts the agent on it. An error line, or undefined. */
+  /** Saves `next` and restarts into it: the board on the device (the agent's maker is gone), the agent in place on the host. An error line, or undefined. */
   apply(next: AgentConfig): string | undefined;
   /** Drops the pending changes; nothing is saved or restarted. */
   discard(): void;
@@ -284,8 +284,8 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       return;
     }
     const code = agentPart();
-    // The agent's maker is let go once the agent runs (below): its code is
-    // 1.3 KB of the running agent's heap on the device's engine. So a change
+    // The agent's maker is let go once the agent runs (below): its code was
+    // 1.0 KB of the running agent's heap on the device's engine. So a change
     // of config, a revert to the last known good one (both saved first) or
     // resume() after that restarts the board into the saved configuration.
     const make = code ? (code.createAgent as AgentPart['createAgent'] | undefined) : undefined;

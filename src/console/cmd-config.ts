@@ -43,7 +43,7 @@ export function stateCommands(c: Ctx): Commands {
         const s = a.sampler.stats();
         out('sampler   ' + s.runs + ' runs, ' + s.errors + ' sensor errors, ' + s.dropped + ' filtered out');
         const hc = rt.config().health;
-        if (hc.id) out('health    device ' + hc.id + ', ' + u.reports + ' reports' + (u.lastReportMs === undefined ? '' : ', last ' + ago(now - u.lastReportMs) + ' ago') + ', every ' + ago(hc.intervalMs));
+        if (hc && hc.id) out('health    device ' + hc.id + ', ' + u.reports + ' reports' + (u.lastReportMs === undefined ? '' : ', last ' + ago(now - u.lastReportMs) + ' ago') + ', every ' + ago(hc.intervalMs));
         if (u.lastError) out('last err  ' + u.lastError);
         else if (s.lastError) out('last err  ' + s.lastError);
       }

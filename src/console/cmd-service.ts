@@ -4,14 +4,14 @@
 import { provisionDevice } from '../agent/provision';
 import type { DataFormat } from '../model';
 import { DATA_FORMATS } from '../model';
-import { maskSecret } from '../service/client';
-import { withReads } from '../service/reads';
 import { createLink } from '../agent/link';
 import { createHttpClient } from '../net/http';
-import { createServiceClient } from '../service/client';
-import type { ServiceClient } from '../service/client';
 import type { Runtime } from '../runtime';
+import { createServiceClient, maskSecret } from '../service/client';
+import type { ServiceClient } from '../service/client';
+import { withReads } from '../service/reads';
 import type { Commands, Ctx } from './shared';
+import type { Settings } from './stubs';
 
 /**
  * A service client on the pending configuration's URL with the link up,
@@ -29,7 +29,6 @@ async function connect(rt: Runtime): Promise<{ ok: true; client: ServiceClient }
   if (!(await link.ensureUp())) return { ok: false as const, error: 'Wi-Fi link not up (' + link.stats().lastStep + ')' };
   return made;
 }
-import type { Settings } from './stubs';
 
 export function testCommands(c: Ctx): Commands {
   const rt = c.rt;
