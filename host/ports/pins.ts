@@ -6,8 +6,21 @@
 // - the LED: its state is kept for the console and tests.
 import type { AnalogIn, Clock, DigitalIn, DigitalOut, Pins } from '../../src/ports/ports';
 
+/** What the program drives on a pin: a digital level (0/1) or a PWM duty (0..1). */
+export interface SimOutput {
+  pin: number;
+  kind: 'digital' | 'pwm';
+  level: number;
+  freqHz?: number;
+  /** Writes since the pin was opened. */
+  writes: number;
+  open: boolean;
+}
+
 export interface SimPins extends Pins {
   ledOn(): boolean;
+  /** Every pin opened as an output, by pin number. */
+  outputs(): SimOutput[];
 }
 
 /** ADC fraction the RP2040 gives for a die temperature (inverse of its formula). */
@@ -37,11 +50,38 @@ export function createSimPins(o: { clock: Clock; dayMs?: number; doorPeriodMs?: 
     close: () => undefined,
   });
   const out = (set: (v: boolean) => void): DigitalOut => ({ write: set, close: () => set(false) });
+  const driven = new Map<number, SimOutput>();
+  const open = (pin: number, kind: SimOutput['kind'], freqHz?: number): SimOutput => {
+    const s: SimOutput = { pin, kind, level: 0, writes: 0, open: true };
+    if (freqHz !== undefined) s.freqHz = freqHz;
+    driven.set(pin, s);
+    return s;
+  };
   return {
     analogIn,
     digitalIn,
-    digitalOut: () => out(() => undefined),
+    digitalOut: (pin) => {
+      const s = open(pin, 'digital');
+      return {
+        write: (high) => {
+          s.level = high ? 1 : 0;
+          s.writes++;
+        },
+        close: () => void (s.open = false),
+      };
+    },
+    pwmOut: (pin, freqHz) => {
+      const s = open(pin, 'pwm', freqHz);
+      return {
+        duty: (d) => {
+          s.level = Math.min(1, Math.max(0, d));
+          s.writes++;
+        },
+        close: () => void (s.open = false),
+      };
+    },
     led: () => out((v) => (led = v)),
     ledOn: () => led,
+    outputs: () => [...driven.values()].sort((a, b) => a.pin - b.pin),
   };
 }

@@ -26,6 +26,7 @@ export function defaultConfig(): AgentConfig {
     },
     sensors: [],
     devices: [],
+    outputs: [],
   };
 }
 

@@ -50,8 +50,8 @@ export interface Field {
   s?: boolean;
   /** Required. */
   q?: boolean;
-  /** Sensor fields that apply only to some kinds. */
-  K?: readonly SensorKind[];
+  /** Sensor or output fields that apply only to some kinds. */
+  K?: readonly string[];
   /** Property name in the saved JSON when it differs from the key's last part. */
   P?: string;
 }
@@ -162,6 +162,30 @@ export const DEVICE_FIELDS = /* @__PURE__ */ under('device.*.', [
   { k: 'batch', t: T.Int, n: 1, x: 20, d: 1 },
 ]);
 
+export const OUTPUT_KINDS = ['digital', 'pwm'] as const;
+export const MAX_OUTPUTS = 4;
+
+export const OUTPUT_FIELDS = /* @__PURE__ */ under('output.*.', [
+  { k: 'kind', t: T.Enum, v: OUTPUT_KINDS, q: true },
+  { k: 'pin', t: T.Int, n: 0, x: 29, q: true },
+  { k: 'sourceId', t: T.Int, n: 1, x: MAX_ID, q: true },
+  { k: 'sourcePin', t: T.Int, n: 0, x: MAX_ID, q: true },
+  {
+    k: 'field',
+    t: T.String,
+    x: 64,
+    p: /^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+){0,3}$/,
+    d: '',
+    r: "empty for a Value device, or a JSON field like 'vent' or 'vents.north'",
+  },
+  { k: 'pollMs', t: T.Int, n: 5000, x: 86400000, d: 60000 },
+  { k: 'safe', t: T.Number, n: 0, x: 1, d: 0 },
+  { k: 'failsafeMs', t: T.Int, n: 10000, x: 86400000, d: 600000 },
+  { k: 'invert', t: T.Bool, d: false, K: ['digital'] },
+  { k: 'freqHz', t: T.Int, n: 10, x: 100000, d: 1000, K: ['pwm'] },
+  { k: 'scale', t: T.Number, n: 0.000001, x: 1000000, d: 1, K: ['pwm'] },
+]);
+
 /** The part after the last dot: the field name inside its section or entry. */
 export const fieldName = (f: Field): string => f.k.slice(f.k.lastIndexOf('.') + 1);
 /** The property in saved JSON and in the validated config. */
@@ -173,7 +197,7 @@ export const holderOf = (top: Record<string, unknown>, f: Field): unknown => {
 };
 
 /** Every setting, in the order of the file and of help('keys'). */
-export const SCHEMA: readonly Field[] = /* @__PURE__ */ SCALAR_FIELDS.concat(SENSOR_FIELDS, DEVICE_FIELDS);
+export const SCHEMA: readonly Field[] = /* @__PURE__ */ SCALAR_FIELDS.concat(SENSOR_FIELDS, DEVICE_FIELDS, OUTPUT_FIELDS);
 
 export function findField(list: readonly Field[], name: string): Field | undefined {
   for (const f of list) if (fieldName(f) === name) return f;

@@ -77,6 +77,37 @@ export interface HealthConfig {
   intervalMs: number;
 }
 
+export type OutputKind = 'digital' | 'pwm';
+
+/**
+ * An output driven by a value stored at the service (src/agent/outputs.ts):
+ * the agent reads its source device every pollMs and sets the pin.
+ */
+export interface OutputConfig {
+  /** [A-Za-z_][A-Za-z0-9_]{0,15}, as sensors. */
+  name: string;
+  kind: OutputKind;
+  /** GPIO number. */
+  pin: number;
+  /** digital: drive the pin low for 1. */
+  invert?: boolean;
+  /** pwm: frequency. Default 1000. */
+  freqHz?: number;
+  /** pwm: duty = value / scale (default 1, so the value is the duty 0..1). */
+  scale?: number;
+  /** The source device: DeviceID and DevicePIN of a device of the account. */
+  sourceId: number;
+  sourcePin: number;
+  /** '' for a Value device; else the source is a JSON device and this is the field (a.b for a nested one). */
+  field: string;
+  /** Time between reads. Default 60 s, minimum 5 s. */
+  pollMs: number;
+  /** Held at boot until the first good read, and after failsafeMs without one: digital 0/1, pwm a duty 0..1. */
+  safe: number;
+  /** Default 10 min. */
+  failsafeMs: number;
+}
+
 export interface AgentConfig {
   board: 'pico-w' | 'pico2-w';
   wifi: { ssid: string; password: string };
@@ -84,5 +115,6 @@ export interface AgentConfig {
   health: HealthConfig;
   sensors: SensorConfig[];
   devices: DeviceConfig[];
+  outputs: OutputConfig[];
   agent: AgentLimits;
 }

@@ -45,11 +45,19 @@ export interface DigitalOut {
   close(): void;
 }
 
+/** A PWM output at a fixed frequency. */
+export interface PwmOut {
+  /** Duty cycle 0..1 (clamped). */
+  duty(d: number): void;
+  close(): void;
+}
+
 /** Opens pins. Throws (a bug, not an expected failure) on a pin the platform rejects. */
 export interface Pins {
   analogIn(pin: number): AnalogIn;
   digitalIn(pin: number, pull: Pull): DigitalIn;
   digitalOut(pin: number): DigitalOut;
+  pwmOut(pin: number, freqHz: number): PwmOut;
   /** The board's status LED (on the Wi-Fi chip on W boards). */
   led(): DigitalOut;
 }

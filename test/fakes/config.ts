@@ -18,6 +18,7 @@ export function testConfig(url = 'http://127.0.0.1:8080'): AgentConfig {
       { name: 'tj', deviceId: 2, devicePin: 2222, format: 'JSON', sensors: ['temp', 'light', 'door'], decimals: 2 },
       { name: 'tx', deviceId: 3, devicePin: 3333, format: 'XML', sensors: ['light', 'door'], decimals: 2 },
     ],
+    outputs: [],
     agent: {
       outboxBytes: 196608, backoffBaseMs: 2000, backoffCapMs: 300000, watchdog: false, requestTimeoutMs: 15000,
       maxResponseBytes: 8192, lkgRevertMs: 0, heapFloorBytes: 0, safeModeBoots: 5, radioOffBetweenUploads: false,

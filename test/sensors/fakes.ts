@@ -1,5 +1,5 @@
 // Fakes built from the port interfaces: scripted reads, recorded opens/closes.
-import type { AnalogIn, DigitalIn, DigitalOut, Pins, Pull, TimerId, Timers } from '../../src/ports/ports';
+import type { AnalogIn, DigitalIn, DigitalOut, PwmOut, Pins, Pull, TimerId, Timers } from '../../src/ports/ports';
 import type { SensorConfig } from '../../src/config/types';
 
 export interface FakePins extends Pins {
@@ -32,6 +32,9 @@ export function fakePins(script: { fractions?: number[]; levels?: Array<0 | 1> }
       return { read: () => next(p.levels), close: () => void p.closed.push('digital ' + pin) };
     },
     digitalOut(): DigitalOut {
+      throw new Error('not used by sensors');
+    },
+    pwmOut(): PwmOut {
       throw new Error('not used by sensors');
     },
     led(): DigitalOut {

@@ -8,6 +8,9 @@ declare function pinMode(pin: number, mode: number): void;
 declare function digitalRead(pin: number): number;
 declare function digitalWrite(pin: number, value: number): void;
 declare function analogRead(pin: number): number;
+/** Sets up and starts PWM on the pin (duty clamped to 0..1). */
+declare function analogWrite(pin: number, duty: number, freqHz: number): void;
+declare function noTone(pin: number): void;
 declare function seed(n: number): void;
 declare function setTimeout(cb: () => void, ms: number): number;
 declare function clearTimeout(id: number): void;

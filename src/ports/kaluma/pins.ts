@@ -19,6 +19,12 @@ export const kalumaPins: Pins = {
     pinMode(pin, OUTPUT);
     return { write: (high) => digitalWrite(pin, high ? 1 : 0), close: () => pinMode(pin, INPUT) };
   },
+  // The global analogWrite (no 'pwm' module to require): each call sets the
+  // slice up again and starts it, which is all a change of duty needs.
+  pwmOut: (pin, freqHz) => ({
+    duty: (d) => analogWrite(pin, d, freqHz),
+    close: () => noTone(pin),
+  }),
   // On W boards the LED hangs off the radio chip (WL_GPIO0) and wants a boolean.
   led: (): DigitalOut => {
     if (!cyw43) cyw43 = new ((globalThis as unknown as { require(id: 'pico_cyw43'): typeof Cyw43 }).require('pico_cyw43').PicoCYW43)();
