@@ -5,27 +5,29 @@
 // dropped function's code goes back to the heap, only its names stay in the
 // literal storage). So a boot that does not run the agent lets its part go,
 // and the console gets that heap; running the agent later takes a restart.
-import type { AgentPart } from './agent/part';
+import type { PartTable } from './parts/table';
 import { FREES, TABLE } from './parts/table';
 import { sharedTable } from './shared';
 
-let agent: AgentPart | undefined;
+type Made = { [N in keyof PartTable]?: ReturnType<NonNullable<PartTable[N]>> };
+const made: Made = {};
 
 /**
- * The agent's code: undefined once let go (the board must restart to run the
- * agent). `release` lets it go where that frees it (the device); on the host
- * it stays. One function for both: each costs heap for good.
+ * A part's code (its default export): undefined once let go (the board must
+ * restart to run it again). `release` lets it go where that frees it (the
+ * device); on the host it stays. One function for every part: each costs
+ * heap for good.
  */
-export function agentPart(release?: boolean): AgentPart | undefined {
-  const make = TABLE.agent;
+export function part<N extends keyof PartTable>(name: N, release?: boolean): Made[N] {
+  const make = TABLE[name];
   if (release) {
-    if (FREES) agent = TABLE.agent = undefined;
-  } else if (!agent && make) {
-    agent = make(sharedTable());
+    if (FREES) made[name] = TABLE[name] = undefined;
+  } else if (!made[name] && make) {
+    made[name] = make(sharedTable()) as Made[N];
     // The function's own code (its modules' start-up) is not needed again.
-    if (FREES) TABLE.agent = undefined;
+    if (FREES) TABLE[name] = undefined;
   }
-  return agent;
+  return made[name];
 }
 
 /**

@@ -21,7 +21,7 @@ import type { Platform, TimerId } from './ports/ports';
 import type { Outbox } from './queue/types';
 import { OUTBOX_DIR } from './queue/dir';
 import { VERSION } from './version';
-import { agentPart, spent } from './parts';
+import { part, spent } from './parts';
 
 // Constants are a const enum, put in place by the build: a module-level
 // const would be a binding on the heap for good.
@@ -148,7 +148,9 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   // No config: the agent cannot run on this boot, so its code goes now, not
   // at the end of the boot (this frees it only where the boot runs after
   // the program's top level: src/main.ts).
-  if (loaded.source === 'defaults' && !loaded.unchecked) agentPart(true);
+  if (loaded.source === 'defaults' && !loaded.unchecked) part('agent', true);
+  // The outputs' code, where no output is configured (src/agent/outputs-part.ts).
+  if (!(config.outputs && config.outputs.length)) part('outputs', true);
   const state = openState({ files: p.files, safeModeBoots: config.agent.safeModeBoots, log });
   log.info('pico-data-agent ' + VERSION + ' on ' + p.system.boardName() + ' ' + p.system.boardUid() + ', boot ' + state.bootId);
 
@@ -218,7 +220,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
 
   function armWatchdog(): void {
     if (feeder || !config.agent.watchdog) return;
-    const code = agentPart();
+    const code = part('agent');
     if (!code) return;
     const board = getBoard(config.board);
     feeder = code.createWatchdogFeeder({
@@ -283,7 +285,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       if (led) led.show('off');
       return;
     }
-    const code = agentPart();
+    const code = part('agent');
     // The agent's maker is let go once the agent runs (below): its code was
     // 1.0 KB of the running agent's heap on the device's engine. So a change
     // of config, a revert to the last known good one (both saved first) or
@@ -313,6 +315,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
     }
     const made = make({
       p, config, queue: outbox, bootId: state.bootId,
+      makeOutputs: config.outputs && config.outputs.length ? part('outputs') : undefined,
       keepBody: !!hooks.onDelivered,
       onDelivered: (d) => {
         everDelivered = true;
@@ -336,6 +339,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
     if (led) led.show('connecting');
     agent.start();
     spent(code, ['createAgent']);
+    part('outputs', true);
     tick = p.timers.setTimeout(supervise, K.TickMs);
   }
 
@@ -482,7 +486,8 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   if (rt.mode() !== 'running') {
     // The agent's code is not needed before a save or resume(), and those
     // restart the board: its heap goes to the console (src/parts.ts).
-    agentPart(true);
+    part('agent', true);
+    part('outputs', true);
     log.info('agent: ' + (rt.mode() === 'safe' ? 'SAFE MODE: ' : 'console only: ') + why);
     log.info(rt.mode() === 'safe' ? 'type resume() to start the agent, or fix the config first (config(), set(), save())' : "type help() for the commands, e.g. set('wifi.ssid', 'my-net')");
   }

@@ -18,6 +18,7 @@ import { createSampler } from './sampler';
 import type { SampledSensor, Sampler, SampleEvent } from './sampler';
 import { createTimeKeeper } from './time';
 import type { TimeKeeper } from './time';
+import type { createOutputs, Outputs } from './outputs';
 import { createUplink } from './uplink';
 import type { Delivery, Uplink, Writer } from './uplink';
 
@@ -47,6 +48,8 @@ export interface Agent {
   /** The HTTP client under `client`, for its failure counts. */
   readonly http: HttpClient;
   readonly queue: Outbox;
+  /** Outputs driven by stored values; undefined when none is configured. */
+  readonly outputs?: Outputs;
   start(): void;
   stop(): void;
   running(): boolean;
@@ -65,6 +68,10 @@ export function createAgent(o: {
   onDelivered?: (d: Delivery) => void;
   /** Each Delivery carries its body (see Uplink's keepBody). */
   keepBody?: boolean;
+  /** The outputs' maker (their own part of the program: src/parts.ts), when the config has outputs. */
+  makeOutputs?: typeof createOutputs;
+  /** Read path override for the outputs (tests); the service client otherwise. */
+  reader?: Pick<ServiceClient, 'call'>;
 }): AgentResult {
   const { p, config } = o;
   const lim = config.agent;
@@ -95,7 +102,9 @@ export function createAgent(o: {
       }
     }
   }
-  const uplink = createUplink({
+  let outputs: Outputs | undefined;
+  // Kept: the outputs join it once made (below), with the uplink's own wake().
+  const up: Parameters<typeof createUplink>[0] = {
     queue: o.queue,
     writer: o.writer || client,
     devices: config.devices,
@@ -128,14 +137,26 @@ export function createAgent(o: {
     },
     onDelivered: o.onDelivered,
     keepBody: o.keepBody,
-  });
+  };
+  const uplink = createUplink(up);
+  const sensors: Sensor[] = [];
+  try {
+    if (o.makeOutputs && config.outputs.length) {
+      outputs = o.makeOutputs({
+        outputs: config.outputs, client: o.reader || client, apiKey: config.service.apiKey, pins: p.pins, clock: p.clock, timers: p.timers, log: p.log,
+        wake: uplink.wake,
+      });
+      up.outputs = outputs;
+    }
+  } catch (e) {
+    return { ok: false, error: 'output setup failed: ' + String(e) };
+  }
   const assembler = createAssembler({
     devices: config.devices, queue: o.queue, clock: p.clock, timers: p.timers, time, bootId: o.bootId, log: p.log,
     retryMs,
     // wake() reads no `this`: no wrapper function needed (~100 B).
     onQueued: uplink.wake,
   });
-  const sensors: Sensor[] = [];
   const sampled: SampledSensor[] = [];
   let sampler: Sampler;
   try {
@@ -157,11 +178,12 @@ export function createAgent(o: {
   } catch (e) {
     // A pin the platform refuses: close what opened, report, start nothing.
     for (const s of sensors) s.close();
+    if (outputs) outputs.stop();
     return { ok: false, error: 'sensor setup failed: ' + String(e) };
   }
   let on = false;
   const agent: Agent = {
-    sampler, uplink, link, time, client, http, queue: o.queue,
+    sampler, uplink, link, time, client, http, queue: o.queue, outputs,
     start() {
       if (on) return;
       on = true;
@@ -174,6 +196,7 @@ export function createAgent(o: {
       sampler.stop();
       assembler.stop();
       uplink.stop();
+      if (outputs) outputs.stop();
       for (const s of sensors) s.close();
     },
     running: () => on,

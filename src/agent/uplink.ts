@@ -9,6 +9,7 @@ import type { DeviceRef } from '../service/client';
 import { LINK_CHECK_MAX_MS } from './link';
 import type { Link } from './link';
 import type { Outbox as Queue, OutboxRecord as QueueRecord } from '../queue/types';
+import type { Outputs } from './outputs';
 import { stampPayload } from './stamp';
 import type { TimeKeeper } from './time';
 
@@ -93,6 +94,12 @@ export function createUplink(o: {
   onDelivered?: (d: Delivery) => void;
   /** Keep each body for onDelivered (the host's dashboard): a batch's is 2.2 KB held through the reply. */
   keepBody?: boolean;
+  /**
+   * Outputs whose sources are read here (src/agent/outputs.ts): after
+   * readings and the report, one read at a time, with the same checks,
+   * link ladder and backoff. Set once the outputs exist.
+   */
+  outputs?: Outputs;
 }): Uplink {
   const st: UplinkStats = { sent: 0, delivered: 0, requests: 0, retries: 0, rejected: 0, bytesSent: 0, reports: 0 };
   let side: { dev: DeviceRef; json: string } | undefined;
@@ -127,7 +134,11 @@ export function createUplink(o: {
       // Readings first: a report goes only when none is queued, through the
       // same heap and link checks, outcome and backoff, never onto flash.
       const rep = head ? undefined : side;
-      if (!head && !rep) {
+      // Then an output's source, when a read is due: never while a backlog
+      // drains, and a reading queued meanwhile waits for this one request.
+      const outs = head || rep ? undefined : o.outputs;
+      const read = !!outs && outs.due();
+      if (!head && !rep && !read) {
         attempt = 0;
         // Records of one sample group arrive a few ms apart: switch the radio
         // off only once the queue stayed empty for a moment (2 s).
@@ -165,7 +176,20 @@ export function createUplink(o: {
         return later(backoffMs(++attempt, o.backoff.baseMs, Math.min(o.backoff.capMs, LINK_CHECK_MAX_MS), random));
       }
       let r: WriteOutcome;
-      if (rep) {
+      if (read && outs) {
+        st.requests++;
+        st.inFlightSinceMs = o.clock.uptimeMs();
+        r = await outs.read();
+        st.inFlightSinceMs = undefined;
+        st.bytesSent += r.bytesSent;
+        if (stopped) return;
+        // The outputs log their own failures, once per distinct reason.
+        if (r.kind !== 'retry') {
+          attempt = 0;
+          if (r.kind === 'ok') o.link.succeeded();
+          return later(0);
+        }
+      } else if (rep) {
         st.requests++;
         st.inFlightSinceMs = o.clock.uptimeMs();
         r = await o.writer.writeJson(rep.dev, rep.json, true);

@@ -3,6 +3,8 @@
 // lose power, and helpers to compare what a server received with what the
 // agent produced.
 import { createAgent } from '../../src/agent/agent';
+import { createOutputs } from '../../src/agent/outputs';
+import type { ServiceClient } from '../../src/service/client';
 import type { Agent } from '../../src/agent/agent';
 import type { WriteOutcome, Writer } from '../../src/agent/uplink';
 import type { AgentConfig } from '../../src/config/types';
@@ -100,6 +102,8 @@ export interface RigOptions {
   wifi: SimWifi;
   sockets?: SocketFactory;
   writer?: Writer | ((rig: Rig) => Writer);
+  /** The outputs' reads, where the writer is scripted too. */
+  reader?: (rig: Rig) => Pick<ServiceClient, 'call'>;
   maxBytes?: number;
   segmentBytes?: number;
   /** Count produced records without keeping them (long runs). */
@@ -189,6 +193,8 @@ export class Rig {
     const made = createAgent({
       p, config: this.o.config, queue: this.queue, bootId: this.bootId,
       writer: typeof w === 'function' ? w(this) : w,
+      makeOutputs: createOutputs,
+      reader: this.o.reader ? this.o.reader(this) : undefined,
     });
     if (!made.ok) throw new Error(made.error);
     this.agent = made.agent;

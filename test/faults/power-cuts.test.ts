@@ -12,6 +12,8 @@
 // outbox saving the acknowledgement: the repeat then comes straight after.
 import { describe, expect, it } from 'vitest';
 import type { WriteOutcome, Writer } from '../../src/agent/uplink';
+import type { Call, Outcome, ServiceClient } from '../../src/service/client';
+import type { SimPins } from '../../host/ports/pins';
 import { createSimWifi } from '../../host/ports/wifi';
 import { testConfig } from '../fakes/config';
 import type { FileStore } from '../../src/ports/ports';
@@ -67,6 +69,11 @@ describe('power cuts', () => {
     const r = seeded(5);
     const cfg = testConfig();
     for (const s of cfg.sensors) s.intervalMs = 2000;
+    // A relay following a control device, read every 5 s of a boot: 1 while
+    // the service is up, a read failure (503) while it is down.
+    const CONTROL = 88;
+    cfg.outputs = [{ name: 'relay', kind: 'digital', pin: 16, sourceId: CONTROL, sourcePin: 8, field: '', pollMs: 5000, safe: 0, failsafeMs: 600000, invert: false }];
+    let reads = 0;
     const files = createMemoryFileStore();
     const received: Received[] = [];
     let serverDown = false;
@@ -101,6 +108,17 @@ describe('power cuts', () => {
         writeXml: (d, t) => call(d.deviceId, t),
       };
     };
+    const reader = (rig: Rig): Pick<ServiceClient, 'call'> => ({
+      call: <T>(c: Call<T>): Promise<Outcome<T>> => {
+        lastCall = 'read';
+        const f = c.read('1', '1', c.secrets);
+        if (!serverDown) reads++;
+        const o = (serverDown || !f.ok
+          ? { kind: 'retry', reason: 'HTTP 503', bytesSent: 10 }
+          : { kind: 'ok', status: 200, value: f.value, note: '', bytesSent: 10 }) as Outcome<T>;
+        return new Promise((resolve) => rig.time.timers.setTimeout(() => resolve(o), 300));
+      },
+    });
     const cutIn: Record<string, number> = {};
     // Cuts after the service stored a write whose acknowledgement was not saved yet:
     // a request in flight, or the cursor save of the acknowledgement itself.
@@ -113,7 +131,7 @@ describe('power cuts', () => {
     };
     const aim: { at?: Aim } = {};
     const rig: Rig = new Rig({
-      config: cfg, files: noteCuts(files, aim, onCut), wifi: createSimWifi({ ssid: 'field-net', up: true }), writer, segmentBytes: 512,
+      config: cfg, files: noteCuts(files, aim, onCut), wifi: createSimWifi({ ssid: 'field-net', up: true }), writer, reader, segmentBytes: 512,
       health: { deviceId: HEALTH, devicePin: 7, everyMs: 20000 },
       dead: () => files.isDark(),
     });
@@ -168,6 +186,10 @@ describe('power cuts', () => {
     expect(produced.length).toBeGreaterThan(1000);
     // Health reports went out between the readings, and changed none of the above.
     expect(reports).toBeGreaterThan(CUTS / 2);
+    // So did the relay's reads; after the last boot it follows its source again.
+    expect(reads).toBeGreaterThan(CUTS / 2);
+    expect(rig.agent.outputs!.list()[0]).toMatchObject({ level: 1, safe: false });
+    expect((rig.p.pins as SimPins).outputs().find((x) => x.pin === 16)).toMatchObject({ kind: 'digital', level: 1, open: true });
     expect(Object.values(cutIn).reduce((a, b) => a + b, 0)).toBe(CUTS);
     // Cuts hit appends, cursor writes, cursor renames and segment removals.
     expect(Object.keys(cutIn)).toEqual(expect.arrayContaining(['append seg', 'write cursor.tmp', 'rename cursor.tmp', 'remove seg']));

@@ -4,7 +4,8 @@
 // connected.") and the simulated radio sees no SSID. The link ladder climbs
 // to radio resets and reboots (each reboot rebuilds the agent over the same
 // flash outbox). Afterwards every reading arrives, in order, exactly once;
-// the board's health reports (every 15 min) never join the backlog.
+// the board's health reports (every 15 min) never join the backlog, and a
+// relay reading its control device goes to its safe level and back.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createNodeSockets } from '../../host/ports/sockets';
 import { createSimWifi } from '../../host/ports/wifi';
@@ -16,7 +17,7 @@ import type { TestService } from './service';
 let ts: TestService;
 
 beforeAll(async () => {
-  ts = await startTestService();
+  ts = await startTestService(undefined, undefined, { output: true });
 });
 
 afterAll(async () => {
@@ -48,6 +49,9 @@ describe('a one-hour Wi-Fi outage', () => {
     await rig.run(5 * MIN, 1000, settle);
     const before = ts.received['tj']?.length ?? 0;
     expect(before).toBe(30);
+    // The relay follows its control device (stored value 1).
+    const relay = () => rig.agent.outputs!.list()[0]!;
+    expect(relay()).toMatchObject({ level: 1, safe: false });
     const reportsBefore = ts.received['health']?.length ?? 0;
 
     apAway = true;
@@ -57,6 +61,9 @@ describe('a one-hour Wi-Fi outage', () => {
     const reportsDuring = (ts.received['health']?.length ?? 0) - reportsBefore;
     const queued = rig.queue.stats().depth;
     const link = rig.linkTotals();
+    // Unreadable for an hour: the relay holds its safe level (0), after 10 min
+    // or from the ladder's reboot on.
+    const relayDuring = { ...relay() };
 
     apAway = false;
     wifi.setAp(true);
@@ -71,6 +78,8 @@ describe('a one-hour Wi-Fi outage', () => {
         `socket throws ${throws}; link ladder ${JSON.stringify(link)}; radio ${JSON.stringify(wifi.counts)}`,
     );
     expect(duringOutage).toBe(0);
+    expect(relayDuring).toMatchObject({ level: 0, safe: true });
+    expect(relay()).toMatchObject({ level: 1, safe: false });
     // The board's health: one report at the first boot, none while away, and
     // after the outage only the latest of those made meanwhile (none queued).
     expect(reportsBefore).toBe(1);

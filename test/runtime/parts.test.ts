@@ -6,7 +6,7 @@
 // config restarts the board into it.
 import { describe, expect, it, vi } from 'vitest';
 import type { AgentPart } from '../../src/agent/part';
-import { agentPart } from '../../src/parts';
+import { part } from '../../src/parts';
 import { testConfig } from '../fakes/config';
 import { Board, provisioned, sharedService, text } from './harness';
 
@@ -31,17 +31,17 @@ describe('what a boot calls once', () => {
     const store = b.rt.store as unknown as Record<string, unknown>;
     expect(store.load).toBeUndefined();
     expect(store.save).toBeTypeOf('function');
-    const part = agentPart() as AgentPart;
-    expect(part.createOutbox).toBeUndefined();
-    expect(part.createMemoryOutbox).toBeUndefined();
+    const code = part('agent') as AgentPart;
+    expect(code.createOutbox).toBeUndefined();
+    expect(code.createMemoryOutbox).toBeUndefined();
     // The feeder's not yet: the watchdog arms once the link is up.
-    expect(part.createWatchdogFeeder).toBeTypeOf('function');
+    expect(code.createWatchdogFeeder).toBeTypeOf('function');
     await b.run(5000);
     expect(b.out()).toContain('watchdog: armed');
-    expect(part.createWatchdogFeeder).toBeUndefined();
-    expect(part.watchdogTimeoutMs).toBeUndefined();
+    expect(code.createWatchdogFeeder).toBeUndefined();
+    expect(code.watchdogTimeoutMs).toBeUndefined();
     // The agent's maker too, once the agent runs: a change restarts the board.
-    expect(part.createAgent).toBeUndefined();
+    expect(code.createAgent).toBeUndefined();
     await b.run(20000);
     expect(service.writes.length - before).toBe(9);
     expect(b.p.feeds).toBeGreaterThan(0);
