@@ -1,7 +1,8 @@
 // What the Kaluma 1.2.1 engine cannot run, checked on the built bundle.
 // Syntax: the bundle must parse as an ES2019 strict script (that rejects ?.,
 // ??=, #private, static blocks, BigInt literals, import/export). Built-ins
-// and console methods the engine lacks are found by walking the tree.
+// and console methods the engine lacks are found by walking the tree, and so
+// is a construct its parser refuses although it is ES2019 (arrowInParenLiteral).
 import { parse } from 'acorn';
 import { simple } from 'acorn-walk';
 import type { Node } from 'acorn';
@@ -27,6 +28,47 @@ function regexProblem(pattern: string, flags: string): string | undefined {
   return undefined;
 }
 
+/** The child nodes of `n`, for a walk that decides itself where to stop. */
+function kids(n: Node): Node[] {
+  const out: Node[] = [];
+  for (const v of Object.values(n)) {
+    for (const x of Array.isArray(v) ? v : [v]) if (x && typeof x === 'object' && typeof (x as Node).type === 'string') out.push(x as Node);
+  }
+  return out;
+}
+
+/**
+ * The engine's parser refuses a parenthesized expression that starts with an
+ * object or array literal holding an arrow function with one unparenthesized
+ * parameter, or an async one (measured on the device's engine: `e=>({b:r=>1})`,
+ * `({b:r=>1}).b`, `([r=>1])`, `({b:async(r)=>1})` are SyntaxErrors; `({b:(r,s)=>1})`,
+ * `({b:()=>1})`, `({b(r){}})`, `({a:g(r=>1)})` and `(0,{b:r=>1})` parse).
+ * Seen from inside the parentheses it scans them as an arrow's parameter
+ * list. The minifier writes `(d) => ...` as `d=>...` and an arrow returning
+ * an object as `=>({...})`, so the source alone does not show it.
+ */
+function arrowInParenLiteral(code: string, ast: Node, at: (n: Node) => string): string[] {
+  const found: string[] = [];
+  const inside = (n: Node): void => {
+    for (const k of kids(n)) {
+      const t = k.type;
+      // Their own parentheses (a nested one is checked on its own) or a body of its own.
+      if (t === 'ParenthesizedExpression' || t === 'CallExpression' || t === 'NewExpression' || t === 'FunctionExpression' || t === 'BlockStatement') continue;
+      if (t === 'ArrowFunctionExpression') {
+        const a = k as Node & { params: Node[]; async: boolean };
+        if (a.async || (a.params.length === 1 && code[a.start] !== '(')) found.push(`an arrow function '${code.slice(a.start, a.start + 12)}...' inside parentheses that open on an object or array literal: the engine's parser refuses it; make it a method (the minifier drops the parentheses of one parameter) (${at(k)})`);
+      }
+      inside(k);
+    }
+  };
+  const walk = (n: Node): void => {
+    if (n.type === 'ParenthesizedExpression' && /^\(\s*[[{]/.test(code.slice(n.start, n.start + 40))) inside(n);
+    for (const k of kids(n)) walk(k);
+  };
+  walk(ast);
+  return found;
+}
+
 export function checkBundle(code: string): string[] {
   const problems: string[] = [];
   for (let i = 0; i < code.length; i++) {
@@ -42,7 +84,7 @@ export function checkBundle(code: string): string[] {
   }
   let ast: Node;
   try {
-    ast = parse(code, { ecmaVersion: 2019, sourceType: 'script', locations: true });
+    ast = parse(code, { ecmaVersion: 2019, sourceType: 'script', locations: true, preserveParens: true });
   } catch (e) {
     problems.push(`syntax the engine does not accept: ${(e as Error).message}`);
     return problems;
@@ -82,5 +124,6 @@ export function checkBundle(code: string): string[] {
       }
     },
   });
+  problems.push(...arrowInParenLiteral(code, ast, at));
   return problems;
 }

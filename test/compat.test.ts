@@ -30,6 +30,13 @@ describe('device bundle compatibility check', () => {
 
   it('rejects logical assignment, private fields and class static blocks', () => {
     expect(checkBundle('var a; a ??= 1;')).toHaveLength(1);
+    // ES2019 that the engine's parser refuses (each a SyntaxError on the device's engine) and what it takes.
+    for (const bad of ['var f = e=>({b:r=>1});', 'var f = function(){return ({b:r=>1})};', 'var x = ({b:r=>1}).b;', 'var x = ([r=>1]);', 'var f = e=>({b:async(r)=>1});', 'var f = e=>({a:1,b:{c:r=>1}});']) {
+      expect(checkBundle(bad), bad).toEqual([expect.stringMatching(/^an arrow function 'r=>1|^an arrow function 'async\(r\)=>1/)]);
+    }
+    for (const good of ['var f = e=>({b:(r,s)=>1});', 'var f = e=>({b:()=>1});', 'var f = e=>({b(r){return r}});', 'var f = e=>({a:g(r=>1)});', 'var f = e=>(0,{b:r=>1});', 'var f = e=>[{b:r=>1}];', 'var f = e=>({b:(r=>1)});', 'var f = function(){return {b:r=>1}};']) {
+      expect(checkBundle(good), good).toEqual([]);
+    }
     expect(checkBundle('class A { #x = 1; }')).toHaveLength(1);
     expect(checkBundle('class A { static { } }')).toHaveLength(1);
   });

@@ -171,6 +171,7 @@ let writes = B.writes;
 let records = B.records;
 let drained = false;
 let lastValue = '0';
+let reads = 0;
 const API_KEY = 'k3y0123456789abcdef0123456789abcd';
 const OK = 'HTTP/1.1 200 OK\r\nDate: Sun, 22 Nov 2026 08:05:00 GMT\r\nContent-Length: ';
 const reply = (body: string): string => OK + body.length + '\r\n\r\n' + body;
@@ -192,8 +193,12 @@ function answer(head: string, seqs: number): string {
     }
     return reply('Value updated');
   }
-  if (op === 'showdevicevalue') return reply(lastValue);
-  if (op === 'showdevicejson') return reply('{}');
+  // Control devices for outputs (scripts/engine/gc-trace.ts --outputs): id 8
+  // holds a level, id 10 a JSON document with a duty in percent, each
+  // changed at every read.
+  reads++;
+  if (op === 'showdevicevalue') return reply(head.indexOf('/8/8 ') > 0 ? (reads & 2 ? 'on' : '0') : lastValue);
+  if (op === 'showdevicejson') return reply(head.indexOf('/10/10 ') > 0 ? '{"vent":' + (reads & 2 ? 75 : 20) + ',"note":"greenhouse"}' : '{}');
   if (op === 'showdevicexml') return reply('<data></data>');
   // The spec leaves both replies' shapes open; these are shapes the agent's parser reads.
   if (op === 'generateapikey') return reply('{"APIKey":"' + API_KEY + '"}');

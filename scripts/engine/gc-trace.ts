@@ -2,14 +2,15 @@
 // the reference config on the Pico W's heap, with the engine's own counters
 // read from outside, which no program can read (heapUsed is only part of it).
 //   npx tsx scripts/engine/gc-trace.ts --engine PATH [--seconds 90] [--skip 15]
-//     [--pad BYTES] [--no-probe] [--dump FILE] [--no-config] [--health]
+//     [--pad BYTES] [--no-probe] [--dump FILE] [--no-config] [--health] [--outputs]
 // (--skip: seconds of each boot left out, its parse and start-up; --pad: the
 // stand-in's ballast, as npm run bench -- --align prints it; --no-probe: the
 // stand-in's marks skip their post-collection probe, which itself carries
 // the count up to the next limit; --dump: every change of the counters in
 // the agent's boot, as CSV, and its output by the ms it arrived in FILE.out;
 // --no-config: the boot without a configuration, console only; --health:
-// the reference config with a health report every minute.)
+// the reference config with a health report every minute; --outputs: two
+// outputs read every 5 s.)
 //
 // JerryScript (the commit Kaluma 1.2.1 pins) collects when an allocation
 // would take its own count of allocated bytes past a limit that moves in
@@ -99,9 +100,21 @@ function locate(pid: number): Where | undefined {
   return undefined;
 }
 
-/** --health: the reference config reporting its health every minute to a device of its own (the stand-in takes any write). */
+/**
+ * --health: the reference config reporting its health every minute to a
+ * device of its own (the stand-in takes any write). --outputs: two outputs
+ * read at the shortest poll (5 s), a relay on a Value device (id 8) and a
+ * vent's PWM on a JSON device's field (id 9), whose stored values the
+ * stand-in changes at every read.
+ */
 function withHealth(c: AgentConfig): AgentConfig {
   if (process.argv.includes('--health')) c.health = { id: 9, pin: 9, intervalMs: 60000 };
+  if (process.argv.includes('--outputs')) {
+    c.outputs = [
+      { name: 'relay', kind: 'digital', pin: 16, sourceId: 8, sourcePin: 8, field: '', pollMs: 5000, safe: 0, failsafeMs: 600000, invert: false },
+      { name: 'vent', kind: 'pwm', pin: 18, sourceId: 10, sourcePin: 10, field: 'vent', pollMs: 5000, safe: 0, failsafeMs: 600000, freqHz: 1000, scale: 100 },
+    ];
+  }
   return c;
 }
 

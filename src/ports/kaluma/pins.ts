@@ -21,8 +21,12 @@ export const kalumaPins: Pins = {
   },
   // The global analogWrite (no 'pwm' module to require): each call sets the
   // slice up again and starts it, which is all a change of duty needs.
+  // duty is a method: as `duty: (d) => ...` inside `=> ({...})` the engine's
+  // parser refuses the program (scripts/compat.ts, arrowInParenLiteral).
   pwmOut: (pin, freqHz) => ({
-    duty: (d) => analogWrite(pin, d, freqHz),
+    duty(d: number) {
+      analogWrite(pin, d, freqHz);
+    },
     close: () => noTone(pin),
   }),
   // On W boards the LED hangs off the radio chip (WL_GPIO0) and wants a boolean.
