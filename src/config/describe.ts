@@ -3,7 +3,7 @@
 // 80 columns so a serial terminal never wraps them.
 
 import type { Field } from './schema';
-import { DEVICE_FIELDS, SCALAR_FIELDS, SCHEMA, SENSOR_FIELDS, fieldName, holderOf, propOf, ruleOf } from './schema';
+import { DEVICE_FIELDS, OUTPUT_FIELDS, SCALAR_FIELDS, SCHEMA, SENSOR_FIELDS, fieldName, holderOf, propOf, ruleOf } from './schema';
 import { FIELD_HELP } from './field-help';
 import { formatValue } from './format';
 import type { AgentConfig } from './types';
@@ -28,6 +28,7 @@ export function describeConfig(c: AgentConfig): string[] {
   };
   entries('sensor', c.sensors, SENSOR_FIELDS);
   entries('device', c.devices, DEVICE_FIELDS);
+  entries('output', c.outputs, OUTPUT_FIELDS);
   return lines;
 }
 

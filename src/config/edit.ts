@@ -7,14 +7,14 @@ import { checkPin } from './pins';
 import type { Saved } from './saved';
 import { toSaved } from './saved';
 import type { Field } from './schema';
-import { DEVICE_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, T, fieldName, findField, propOf } from './schema';
+import { DEVICE_FIELDS, OUTPUT_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, T, fieldName, findField, propOf } from './schema';
 import type { AgentConfig, SensorKind } from './types';
 import { nameRule, num, validateConfig } from './validate';
 
 export interface ConfigEditor {
   /** Error lines (joined by '\n'), or undefined when the change was made. */
   set(key: string, value: unknown): string | undefined;
-  /** A setting back to its default, or `sensor.<name>` / `device.<name>` removed. */
+  /** A setting back to its default, or `sensor.<name>` / `device.<name>` / `output.<name>` removed. */
   unset(key: string): string | undefined;
   pending(): AgentConfig;
   /** True when the pending copy differs from the one the editor started with. */
@@ -65,12 +65,12 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
     return undefined;
   };
 
-  /** One set or unset: a top-level setting, a whole sensor/device entry, or one of its fields. */
+  /** One set or unset: a top-level setting, a whole sensor/device/output entry, or one of its fields. */
   const edit = (key: string, value: unknown, removing: boolean): string | undefined =>
     apply((raw) => {
       const parts = key.split('.');
       const what = parts[0] as string;
-      if (what !== 'sensor' && what !== 'device') {
+      if (what !== 'sensor' && what !== 'device' && what !== 'output') {
         const f = SCALAR_FIELDS.filter((x) => x.k === key)[0];
         if (!f) return unknownKey(key);
         const sec = parts.length > 1 ? ((raw[what] = raw[what] || {}) as Obj) : raw;
@@ -83,7 +83,7 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
       if (parts.length < 2 || parts.length > 3) return unknownKey(key);
       const rule = nameRule(what, name);
       if (rule) return at + ': ' + rule;
-      const fields = what === 'sensor' ? SENSOR_FIELDS : DEVICE_FIELDS;
+      const fields = what === 'sensor' ? SENSOR_FIELDS : what === 'device' ? DEVICE_FIELDS : OUTPUT_FIELDS;
       const list = (raw[what + 's'] = raw[what + 's'] || []) as Obj[];
       const i = list.map((e) => e.name).indexOf(name);
       const entry = list[i];
@@ -93,11 +93,12 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
       if (removing) {
         if (!entry) return at + ': no such ' + what;
         if (f) {
-          if (fieldName(f) === 'kind') return key + ': every sensor has a kind; unset ' + at + ' to remove it';
+          if (fieldName(f) === 'kind') return key + ': every ' + what + ' has a kind; unset ' + at + ' to remove it';
           delete entry[propOf(f)];
           return undefined;
         }
-        const users = ((raw.devices || []) as Obj[]).filter((d) => (d.sensors as string[]).indexOf(name) >= 0);
+        // Devices carry sensors; nothing refers to a device or an output.
+        const users = what === 'sensor' ? ((raw.devices || []) as Obj[]).filter((d) => (d.sensors as string[]).indexOf(name) >= 0) : [];
         if (users.length > 0) {
           const by = users.map((d) => d.name as string).join(', ');
           return at + ': device ' + by + ' still carries it; change device.' + ((users[0] as Obj).name as string) + '.sensors first';
@@ -107,9 +108,18 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
       }
 
       if (!f) {
-        // A whole entry at once: how a device (four required fields) is created.
+        // A whole entry at once: how a device or an output (four required
+        // fields, none with a default) is created.
         if (!isObj(value)) {
-          return at + ': give all fields at once, e.g. ' + (what === 'sensor' ? "{kind: 'analog', pin: 26}" : "{id: 1, pin: 1234, format: 'Value', sensors: 'temp'}");
+          return (
+            at +
+            ': give all fields at once, e.g. ' +
+            (what === 'sensor'
+              ? "{kind: 'analog', pin: 26}"
+              : what === 'device'
+                ? "{id: 1, pin: 1234, format: 'Value', sensors: 'temp'}"
+                : "{kind: 'digital', pin: 16, sourceId: 7, sourcePin: 1234}")
+          );
         }
         const fresh: Obj = { name };
         for (const k in value) {
@@ -124,7 +134,12 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
       const v = coerce(f, value);
       const isKind = what === 'sensor' && fieldName(f) === 'kind';
       if (!entry && !isKind) {
-        return at + ': no such ' + what + '; create it with ' + (what === 'sensor' ? 'set(' + "'" + at + ".kind', ...)" : 'set(' + "'" + at + "', {id, pin, format, sensors})");
+        // A sensor from its kind (it may pick its pin); a device or an output
+        // whole, its required fields named from the schema. An output never
+        // picks a pin: it drives it, and a pin wired to something else would
+        // be driven too.
+        const whole = "', {" + fields.filter((g) => g.q).map(fieldName).join(', ') + '})';
+        return at + ': no such ' + what + '; create it with set(' + "'" + at + (what === 'sensor' ? ".kind', ...)" : whole);
       }
       const target = entry || { name };
       if (!entry) list.push(target);

@@ -3,15 +3,20 @@
 // text is not on the heap while the agent runs. At most 60 characters each,
 // so a line fits 80 columns.
 
-/** `texts` with `prefix` before each key: the keys of a section, written once. */
-const prefixed = (prefix: string, texts: Record<string, string>): Record<string, string> => {
-  const out: Record<string, string> = {};
-  for (const k in texts) out[prefix + k] = texts[k] as string;
+type Texts = Record<string, string>;
+
+/** Each section's texts with its prefix before each key: the keys of a section, written once. */
+const prefixed = (sections: Record<string, Texts>): Texts => {
+  const out: Texts = {};
+  for (const prefix in sections) {
+    const texts = sections[prefix] as Texts;
+    for (const k in texts) out[prefix + k] = texts[k] as string;
+  }
   return out;
 };
 
-export const FIELD_HELP: Record<string, string> = /* @__PURE__ */ Object.assign(
-  {
+export const FIELD_HELP: Texts = /* @__PURE__ */ prefixed({
+  '': {
     board: 'Board model; decides which pins are usable',
     'wifi.ssid': 'Wi-Fi network name; importWifi() takes WIFI_SSID',
     'wifi.password': 'Wi-Fi passphrase; empty for an open network',
@@ -21,7 +26,7 @@ export const FIELD_HELP: Record<string, string> = /* @__PURE__ */ Object.assign(
     'health.pin': 'DevicePIN of that device',
     'health.intervalMs': 'Time between health reports',
   },
-  /* @__PURE__ */ prefixed('agent.', {
+  'agent.': {
     outboxBytes: 'Outbox size on flash; oldest readings go first',
     backoffBaseMs: 'First retry delay after a failed upload',
     backoffCapMs: 'Longest retry delay',
@@ -32,8 +37,8 @@ export const FIELD_HELP: Record<string, string> = /* @__PURE__ */ Object.assign(
     heapFloorBytes: 'No request starts below this free heap (0 off)',
     safeModeBoots: 'Rapid reboots in a row before safe mode',
     radioOffBetweenUploads: 'Radio off between uploads (sampling every 5 min or more)',
-  }),
-  /* @__PURE__ */ prefixed('sensor.*.', {
+  },
+  'sensor.*.': {
     kind: 'digital, analog, temperature or counter',
     pin: 'GPIO number (temperature: always 30)',
     intervalMs: 'Sampling period',
@@ -48,13 +53,26 @@ export const FIELD_HELP: Record<string, string> = /* @__PURE__ */ Object.assign(
     oversample: 'ADC reads averaged per sample',
     offsetC: 'Added to the measured degrees C',
     pollMs: 'How often the pin is polled for edges',
-  }),
-  /* @__PURE__ */ prefixed('device.*.', {
+  },
+  'device.*.': {
     id: 'DeviceID at the service',
     pin: 'DevicePIN at the service',
     format: 'Data format the device was created with',
     sensors: 'Sensor names it carries, comma-separated',
     decimals: 'Decimals of numbers in writes',
     batch: 'JSON devices: samples per write',
-  }),
-);
+  },
+  'output.*.': {
+    kind: 'digital (GPIO level) or pwm (duty 0..1)',
+    pin: 'GPIO number it drives',
+    sourceId: 'DeviceID of the device whose stored value drives it',
+    sourcePin: 'DevicePIN of that device',
+    field: 'JSON field of the source; empty for a Value device',
+    pollMs: 'Time between reads of the source (min 5 s)',
+    safe: 'Level/duty held at boot and when the source is unreadable',
+    failsafeMs: 'Unreadable this long: go to the safe level',
+    invert: 'Drive the pin low for 1',
+    freqHz: 'PWM frequency',
+    scale: 'pwm: duty = value / scale',
+  },
+});

@@ -1,12 +1,12 @@
-// Which pins a sensor may use on a board: cold code only (the config's
-// checks and editor). Not in src/board.ts, whose exports the resident program
-// hands to cold code (src/shared.ts): a function listed there stays on every
-// running board's heap, with its code, for good.
+// Which pins a sensor or an output may use on a board: cold code only (the
+// config's checks and editor). Not in src/board.ts, whose exports the
+// resident program hands to cold code (src/shared.ts): a function listed
+// there stays on every running board's heap, with its code, for good.
 import type { Board } from '../board';
 import type { SensorKind } from './types';
 
-/** undefined when `pin` may serve a sensor of kind `use`; otherwise a one-line reason. */
-export function checkPin(b: Board, pin: number, use: SensorKind): string | undefined {
+/** undefined when `pin` may serve a sensor of kind `use` (or an output); otherwise a one-line reason. */
+export function checkPin(b: Board, pin: number, use: SensorKind | 'output'): string | undefined {
   const at = 'pin ' + pin;
   const signal = b.radioPins[pin];
   if (signal !== undefined) {
@@ -19,8 +19,9 @@ export function checkPin(b: Board, pin: number, use: SensorKind): string | undef
   if (pin === temp) return at + ' is the internal temperature sensor; use kind temperature';
   if (b.gpio.indexOf(pin) < 0) return at + ': not a GPIO on the ' + b.name + ' header';
   if (pin === b.bootSkipPin) {
-    // The firmware samples this pin at reset and skips the program when it reads low.
-    return at + ': GP' + pin + ' is the boot-skip pin; a sensor that holds it low at power-up stops the program from starting';
+    // The firmware samples this pin at reset and skips the program when it
+    // reads low: an output's load can pull it low as surely as a sensor.
+    return at + ': GP' + pin + ' is the boot-skip pin; ' + (use === 'output' ? 'an output' : 'a sensor') + ' that holds it low at power-up stops the program from starting';
   }
   if (use === 'analog' && b.adcChannels[pin] === undefined) {
     return at + ': analog sensors need an ADC pin (' + Object.keys(b.adcChannels).join(', ') + ')';

@@ -4,7 +4,7 @@
 // board that never changed that setting.
 
 import { formatValue } from './format';
-import { DEVICE_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, T, defaultOf, fieldName, holderOf, propOf } from './schema';
+import { DEVICE_FIELDS, OUTPUT_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, T, defaultOf, fieldName, holderOf, propOf } from './schema';
 import type { Field } from './schema';
 import type { AgentConfig, SensorKind } from './types';
 
@@ -13,7 +13,7 @@ type Obj = Record<string, unknown>;
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-/** A sensor or device: its name and the fields that differ from their defaults (a sensor's kind has none). */
+/** A sensor, device or output: its name and the fields that differ from their defaults (a kind has none). */
 function entryOf(o: Obj, fields: readonly Field[], kind?: SensorKind): Obj {
   const e: Obj = { name: o.name };
   for (const f of fields) {
@@ -39,5 +39,6 @@ export function toSaved(c: AgentConfig): Saved {
   }
   if (c.sensors.length > 0) out.sensors = c.sensors.map((s) => entryOf(s as unknown as Obj, SENSOR_FIELDS, s.kind));
   if (c.devices.length > 0) out.devices = c.devices.map((d) => entryOf(d as unknown as Obj, DEVICE_FIELDS));
+  if (c.outputs.length > 0) out.outputs = c.outputs.map((d) => entryOf(d as unknown as Obj, OUTPUT_FIELDS));
   return out;
 }

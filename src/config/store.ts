@@ -232,6 +232,8 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
           saved = decodeUtf8(b.subarray(at, at + parseInt(got.stamp, 10)));
         }
         if (typeof saved !== 'string') return undefined;
+        // A copy an earlier firmware made knows no outputs: it had none.
+        if (!Array.isArray(got.config.outputs)) got.config.outputs = [];
         // Going back puts its saved form back too, checked as it was.
         return store(saved, got.config) ? undefined : got.config;
       } catch {

@@ -1,7 +1,8 @@
 // Checks a whole configuration in its saved JSON form before anything uses
 // it: every broken rule becomes one line naming its key, all reported at
 // once, and nothing half-valid comes out. Rules come from the schema table;
-// this file adds only what spans fields (pins, names, device contents).
+// this file adds only what spans fields (pins, names, device contents,
+// output sources).
 
 import { DEFAULT_BOARD, getBoard } from '../board';
 import { checkPin } from './pins';
@@ -13,8 +14,10 @@ import {
   FILTER_PARAMS,
   MAX_DEVICES,
   MAX_FILTERS,
+  MAX_OUTPUTS,
   MAX_SENSORS,
   NAME_PATTERN,
+  OUTPUT_FIELDS,
   SCALAR_FIELDS,
   SENSOR_FIELDS,
   T,
@@ -173,8 +176,11 @@ function checkRow(f: Field, v: unknown): Checked {
   }
 }
 
-/** The rule a sensor or device name breaks, or undefined. */
-export function nameRule(what: 'sensor' | 'device', name: unknown): string | undefined {
+/** What an entry list holds: `sensors`, `devices` or `outputs`. */
+type What = 'sensor' | 'device' | 'output';
+
+/** The rule a sensor, device or output name breaks, or undefined. */
+export function nameRule(what: What, name: unknown): string | undefined {
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
     return 'a name is 1-16 of A-Z a-z 0-9 _ and does not start with a digit';
   }
@@ -185,7 +191,7 @@ export function nameRule(what: 'sensor' | 'device', name: unknown): string | und
 
 /** Records one error line. */
 type Err = (line: string) => void;
-/** An entry of `sensors` or `devices`: its error prefix (`sensor.<name>`), its name, the object. */
+/** An entry of `sensors`, `devices` or `outputs`: its error prefix (`sensor.<name>`), its name, the object. */
 type Entry = { k: string; n: string; o: Obj };
 
 /** The value, its default when absent, or the default after recording the error. */
@@ -202,8 +208,8 @@ function take(f: Field, key: string, v: unknown, def: unknown, err: Err): unknow
   return c.v;
 }
 
-/** The entries of `sensors` or `devices`, each with its checked name and error prefix. */
-function entries(raw: Obj, what: 'sensor' | 'device', max: number, err: Err): Entry[] {
+/** The entries of `sensors`, `devices` or `outputs`, each with its checked name and error prefix. */
+function entries(raw: Obj, what: What, max: number, err: Err): Entry[] {
   const list = raw[what + 's'];
   const out: Entry[] = [];
   if (list === undefined) return out;
@@ -226,11 +232,35 @@ function entries(raw: Obj, what: 'sensor' | 'device', max: number, err: Err): En
   return out;
 }
 
-/** A sensor field that a sensor of `kind` does not have. */
-const notFor = (f: Field, kind: SensorKind): boolean => !!f.K && !has(f.K, kind);
+/** A sensor or output field that one of `kind` does not have. */
+const notFor = (f: Field, kind: string): boolean => !!f.K && !has(f.K, kind);
+
+/**
+ * A sensor or output: its kind first, which decides the fields it may have
+ * and their defaults; undefined when the kind is missing or wrong.
+ */
+function kindEntry(e: Entry, fields: readonly Field[], err: Err): Obj | undefined {
+  const key = e.k;
+  const o = e.o;
+  const kind = take(findField(fields, 'kind') as Field, key + '.kind', o.kind, undefined, err) as SensorKind | undefined;
+  for (const k in o) {
+    const f = findField(fields, k);
+    if (k === 'name') continue;
+    if (!f) err(key + '.' + k + ': unknown field');
+    else if (kind && notFor(f, kind)) err(key + '.' + k + ': only for kind ' + (f.K as string[]).join(', '));
+  }
+  if (!kind) return undefined;
+  const s: Obj = { name: e.n };
+  for (const f of fields) {
+    if (notFor(f, kind)) continue;
+    const v = take(f, key + '.' + fieldName(f), o[fieldName(f)], defaultOf(f, kind), err);
+    if (v !== undefined) s[fieldName(f)] = v;
+  }
+  return s;
+}
 
 const SECTIONS = ['wifi', 'service', 'agent', 'health'];
-const TOP = /* @__PURE__ */ ['board', 'sensors', 'devices'].concat(SECTIONS);
+const TOP = /* @__PURE__ */ ['board', 'sensors', 'devices', 'outputs'].concat(SECTIONS);
 
 /** The saved JSON form (defaults filled in) to a checked AgentConfig, or every error. */
 export function validateConfig(raw: unknown): Validated {
@@ -259,32 +289,25 @@ export function validateConfig(raw: unknown): Validated {
     err('agent.outboxBytes: at most half the file system (' + board.flash.fsBytes / 2 + ' on ' + board.name + ')');
   }
 
-  const sensors: Obj[] = [];
+  // Sensors and outputs share the pins: each pin serves one of them, named
+  // by its key with a space ('sensor door', 'output vent').
   const pinOwner: Record<string, string> = {};
-  const sensorEntries = entries(raw, 'sensor', MAX_SENSORS, err);
-  for (const { k: key, n: name, o } of sensorEntries) {
-    const kind = take(findField(SENSOR_FIELDS, 'kind') as Field, key + '.kind', o.kind, undefined, err) as SensorKind | undefined;
-    for (const k in o) {
-      const f = findField(SENSOR_FIELDS, k);
-      if (k === 'name') continue;
-      if (!f) err(key + '.' + k + ': unknown field');
-      else if (kind && notFor(f, kind)) err(key + '.' + k + ': only for kind ' + (f.K as SensorKind[]).join(', '));
-    }
-    if (!kind) continue;
-    const s: Obj = { name };
-    for (const f of SENSOR_FIELDS) {
-      if (notFor(f, kind)) continue;
-      const v = take(f, key + '.' + fieldName(f), o[fieldName(f)], defaultOf(f, kind), err);
-      if (v !== undefined) s[fieldName(f)] = v;
-    }
+  const claimPin = (key: string, s: Obj, use: SensorKind | 'output'): void => {
     const pin = s.pin as number | undefined;
-    if (pin !== undefined && board) {
-      const rule = checkPin(board, pin, kind);
-      const owner = pinOwner[pin];
-      if (rule) err(key + '.pin: ' + rule);
-      else if (owner) err(key + '.pin: pin ' + pin + ' is already used by sensor ' + owner);
-      else pinOwner[pin] = name;
-    }
+    if (pin === undefined || !board) return;
+    const rule = checkPin(board, pin, use);
+    const owner = pinOwner[pin];
+    if (rule) err(key + '.pin: ' + rule);
+    else if (owner) err(key + '.pin: pin ' + pin + ' is already used by ' + owner);
+    else pinOwner[pin] = key.replace('.', ' ');
+  };
+
+  const sensors: Obj[] = [];
+  const sensorEntries = entries(raw, 'sensor', MAX_SENSORS, err);
+  for (const e of sensorEntries) {
+    const s = kindEntry(e, SENSOR_FIELDS, err);
+    if (!s) continue;
+    claimPin(e.k, s, s.kind as SensorKind);
     sensors.push(s);
   }
 
@@ -322,9 +345,25 @@ export function validateConfig(raw: unknown): Validated {
   const shared = health.id ? idOwner[health.id] : undefined;
   if (shared) err('health.id: id ' + health.id + ' is device ' + shared + "'s; reports need a JSON device of their own");
 
+  const outputs: Obj[] = [];
+  for (const e of entries(raw, 'output', MAX_OUTPUTS, err)) {
+    const key = e.k;
+    const s = kindEntry(e, OUTPUT_FIELDS, err);
+    if (!s) continue;
+    claimPin(key, s, 'output');
+    if (s.kind === 'digital' && s.safe !== 0 && s.safe !== 1) err(key + '.safe: must be 0 or 1 for kind digital');
+    // The devices this board writes: a value read back from one of them
+    // would be the board's own readings driving its output.
+    const id = s.sourceId as number;
+    const writer = idOwner[id] ? 'device ' + idOwner[id] + "'s" : id === health.id ? 'health.id' : undefined;
+    if (writer) err(key + '.sourceId: id ' + id + ' is ' + writer + ', which this board writes; an output reads a control device of its own');
+    outputs.push(s);
+  }
+
   if (errors.length > 0) return { ok: false, errors };
   cfg.sensors = sensors;
   cfg.devices = devices;
+  cfg.outputs = outputs;
   return { ok: true, config: cfg as unknown as AgentConfig };
 }
 

@@ -218,6 +218,19 @@ describe('last known good', () => {
     expect(store.loadLastKnownGood()).toEqual(sample());
   });
 
+  it('reads a copy an earlier firmware made, which knows no outputs, as one with none', () => {
+    const files = createMemoryFileStore();
+    const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
+    store.save(sample());
+    expect(store.saveLastKnownGood(sample())).toBeUndefined();
+    const copy = JSON.parse(new TextDecoder().decode(files.contents('config.lkg.json'))) as { config: Record<string, unknown> };
+    expect(copy.config.outputs).toEqual([]);
+    delete copy.config.outputs;
+    // The earlier form: the saved text as a string, no stamp.
+    files.write('config.lkg.json', new TextEncoder().encode(JSON.stringify({ saved: JSON.stringify(copy.config), config: copy.config })));
+    expect(store.loadLastKnownGood()).toEqual(sample());
+  });
+
   it('writes only when it differs from the stored copy', () => {
     const files = createMemoryFileStore();
     const store = createConfigStore({ codec: () => CODEC, checker: 'test', files });
