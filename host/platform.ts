@@ -8,7 +8,7 @@ import { createNodeFileStore } from './ports/files';
 import { createNodeKvStore } from './ports/kv';
 import { createSimPins } from './ports/pins';
 import { noProgram } from './ports/program';
-import type { SimPins } from './ports/pins';
+import type { SimOutput, SimOutputChange, SimPins } from './ports/pins';
 import { createNodeSockets } from './ports/sockets';
 import { createNodeTime } from './ports/time';
 import { createSimWifi } from './ports/wifi';
@@ -22,14 +22,21 @@ export interface HostPlatform extends Platform {
   onReboot: () => void;
 }
 
-export function createHostPlatform(o: { dataDir: string; ssid: string; print?: (line: string) => void; program?: ProgramStore }): HostPlatform {
+export function createHostPlatform(o: {
+  dataDir: string;
+  ssid: string;
+  print?: (line: string) => void;
+  program?: ProgramStore;
+  /** Told of every driven pin's opening, level change and release (host/ports/pins.ts). */
+  onOutput?: (out: Readonly<SimOutput>, change: SimOutputChange, from: number) => void;
+}): HostPlatform {
   mkdirSync(join(o.dataDir, 'files'), { recursive: true });
   const { clock, timers } = createNodeTime();
   const print = o.print ?? ((l: string) => console.log(l));
   const hp: HostPlatform = {
     clock,
     timers,
-    pins: createSimPins({ clock }),
+    pins: createSimPins({ clock, onOutput: o.onOutput }),
     wifi: createSimWifi({ ssid: o.ssid }),
     sockets: createNodeSockets(),
     kv: createNodeKvStore(join(o.dataDir, 'kv.json')),

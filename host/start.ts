@@ -5,7 +5,10 @@
 //  3. the agent (the same core code as on the board) on simulated sensors,
 //     with the board's console commands on stdin: cold code, loaded from a
 //     device build of the program through the board's own loader,
-//  4. one line per delivered write. Ctrl-C stops everything.
+//  4. one line per delivered write, and one per change of a pin the board
+//     drives: the relay on GP16 follows the stored value of the Value device
+//     sim_control (set it from the dashboard's form). The dashboard's
+//     "Simulated board" panel lists the driven pins. Ctrl-C stops everything.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -16,7 +19,7 @@ import { exposeCommands } from '../src/console/stubs';
 import { sharedTable } from '../src/shared';
 import { createConfigStore } from '../src/config/store';
 import type { ConfigCodec } from '../src/config/store';
-import type { AgentConfig } from '../src/config/types';
+import type { AgentConfig, OutputConfig } from '../src/config/types';
 import { validateConfig } from '../src/config/validate';
 import type { DataFormat } from '../src/model';
 import { createHttpClient } from '../src/net/http';
@@ -25,9 +28,12 @@ import type { Runtime } from '../src/runtime';
 import { createServiceOps } from '../src/service/reads';
 import { buildBundle } from '../scripts/build';
 import { createHostPlatform } from './platform';
+import type { HostPlatform } from './platform';
 import { createFileProgram } from './ports/program';
 import { startService } from './service/server';
 import type { RunningService } from './service/server';
+import type { BoardPanel } from './service/dashboard';
+import { boardPanel, outputLine } from './sim-board';
 
 const USAGE = `usage: npm start [-- options]
   --port N          local service port (default 8080; a free one if taken)
@@ -45,17 +51,23 @@ const DEVICES: { name: string; format: DataFormat; sensors: string }[] = [
   { name: 'sim_xml', format: 'XML', sensors: 'light,door' },
 ];
 
+// The control device and the output it drives. The simulated sensors use
+// pins 30 (internal temperature), 26 (light) and 15 (door); GP16 is a free
+// header GPIO (22 is the boot-skip pin, 23-25 and 29 belong to the radio).
+const CONTROL = 'sim_control';
+const RELAY = { name: 'relay', pin: 16, pollMs: 5000 };
+
 function clock(): string {
   return new Date().toISOString().slice(11, 19);
 }
 
-async function startLocal(port: number, dataDir: string): Promise<RunningService> {
+async function startLocal(port: number, dataDir: string, board: () => BoardPanel | undefined): Promise<RunningService> {
   try {
-    return await startService({ port, dataDir, log: () => undefined });
+    return await startService({ port, dataDir, log: () => undefined, board });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
     console.log(`port ${port} is taken; using a free one`);
-    return startService({ port: 0, dataDir, log: () => undefined });
+    return startService({ port: 0, dataDir, log: () => undefined, board });
   }
 }
 
@@ -77,12 +89,20 @@ async function provisionAll(url: string, email: string, password: string): Promi
   if (!h.ok) return h.error;
   out.push({ name: 'health', id: h.deviceId, pin: h.devicePin });
   console.log(`provisioned JSON device sim_health for the board's health reports: DeviceID ${h.deviceId}`);
+  // The relay's source: a Value device holding 0 until someone sets it (the dashboard's form).
+  const c = await provisionDevice({ client: made.client, email, password, deviceName: CONTROL, format: 'Value', apiKey });
+  if (!c.ok) return c.error;
+  const w = await made.client.writeValue({ apiKey: c.apiKey, deviceId: c.deviceId, devicePin: c.devicePin }, '0');
+  if (w.kind !== 'ok') return `write 0 to ${CONTROL}: ${w.reason}`;
+  out.push({ name: 'control', id: c.deviceId, pin: c.devicePin });
+  console.log(`provisioned Value device ${CONTROL} (stored value 0) for the ${RELAY.name} on GP${RELAY.pin}: DeviceID ${c.deviceId}`);
   return out;
 }
 
 function simConfig(url: string, devices: Record<string, unknown>[], intervalMs: number): AgentConfig | string {
   const apiKey = devices[0]?.apiKey as string;
   const health = devices.find((d) => d.name === 'health');
+  const control = devices.find((d) => d.name === 'control');
   const raw = {
     board: 'pico-w',
     wifi: { ssid: SSID, password: 'sim-password' },
@@ -92,9 +112,13 @@ function simConfig(url: string, devices: Record<string, unknown>[], intervalMs: 
       { name: 'light', kind: 'analog', pin: 26, intervalMs, unit: 'lux', scale: 30000, filters: 'ewma:0.5' },
       { name: 'door', kind: 'digital', pin: 15, intervalMs, pull: 'up' },
     ],
-    devices: devices.filter((d) => d.name !== 'health').map((d) => ({ name: d.name, deviceId: d.id, devicePin: d.pin, format: d.format, sensors: d.sensors })),
+    devices: devices.filter((d) => d.name !== 'health' && d.name !== 'control').map((d) => ({ name: d.name, deviceId: d.id, devicePin: d.pin, format: d.format, sensors: d.sensors })),
     // Every minute here, so the dashboard's health table fills while you watch (a board's default is 15 min).
     health: health ? { id: health.id, pin: health.pin, intervalMs: 60000 } : undefined,
+    // A relay that follows sim_control's stored value, read every 5 s; off until the first good read.
+    outputs: control
+      ? [{ name: RELAY.name, kind: 'digital', pin: RELAY.pin, sourceId: control.id, sourcePin: control.pin, field: '', pollMs: RELAY.pollMs, safe: 0 }]
+      : [],
   };
   const v = validateConfig(raw);
   return v.ok ? v.config : v.errors.join('\n');
@@ -119,10 +143,26 @@ async function main(): Promise<void> {
   const simDir = join(a.data, 'sim');
   if (a.fresh) rmSync(simDir, { recursive: true, force: true });
 
+  // What the board drives, for the dashboard's panel: named after the running config's outputs.
+  // Both set below; the service (started first) asks for the panel through them.
+  const sim: { hp?: HostPlatform } = {};
+  let rt: Runtime | undefined;
+  const outputsNow = (): OutputConfig[] => {
+    try {
+      return rt ? (rt.config().outputs ?? []) : [];
+    } catch {
+      return [];
+    }
+  };
+  const panel = (): BoardPanel | undefined => {
+    const hp = sim.hp;
+    return hp ? boardPanel(hp.pins, outputsNow(), `pico-w ${hp.system.boardUid()}, simulated by npm start`) : undefined;
+  };
+
   let svc: RunningService | undefined;
   let url = a.url;
   if (!url) {
-    svc = await startLocal(Number(a.port), join(a.data, 'service'));
+    svc = await startLocal(Number(a.port), join(a.data, 'service'), panel);
     url = svc.url;
     console.log(`Device Data Service (local) at ${url}/api/   dashboard: ${url}/`);
   } else if (!a.email || !a.password) {
@@ -133,7 +173,19 @@ async function main(): Promise<void> {
   // board: build it, then read it back through the loader.
   const programFile = join(a.data, 'program.js');
   const built = await buildBundle({ outfile: programFile });
-  const hp = createHostPlatform({ dataDir: simDir, ssid: SSID, print: (l) => console.log(`${clock()}  ${l}`), program: createFileProgram(programFile) });
+  const hp = createHostPlatform({
+    dataDir: simDir,
+    ssid: SSID,
+    print: (l) => console.log(`${clock()}  ${l}`),
+    program: createFileProgram(programFile),
+    onOutput: (out, change, from) => {
+      // Named after the config: looked up once the boot that opens the pin has returned.
+      const at = clock();
+      const now = { ...out };
+      setImmediate(() => console.log(`${at}  ${outputLine(now, change, from, outputsNow().find((o) => o.pin === now.pin)?.name ?? '')}`));
+    },
+  });
+  sim.hp = hp;
   const cold = createColdLoader({ program: hp.program, build: built.build, shared: sharedTable });
   // The config checker is cold code too, loaded as the board loads it.
   const codec = (): ConfigCodec | string => {
@@ -149,6 +201,9 @@ async function main(): Promise<void> {
       store.save(saved.config);
     }
     console.log('resuming the simulated board from ' + join(simDir, 'files'));
+    if (!(saved.config.outputs ?? []).length) {
+      console.log(`(its config drives no outputs: start with --fresh for the ${RELAY.name} on GP${RELAY.pin} that follows ${CONTROL})`);
+    }
   } else {
     const devices = await provisionAll(url, a.email ?? 'sim@example.com', a.password ?? 'sim-password-1');
     if (typeof devices === 'string') throw new Error('provisioning failed: ' + devices);
@@ -158,9 +213,8 @@ async function main(): Promise<void> {
     if (e) throw new Error(e);
   }
 
-  let rt: Runtime;
   const start = (): void => {
-    rt = boot(hp, {
+    const booted = boot(hp, {
       codec,
       checker: built.checker,
       // The health report is the board's cold module too.
@@ -173,10 +227,11 @@ async function main(): Promise<void> {
         console.log(`${clock()}  delivered  ${d.device.padEnd(9)} seq ${String(d.lastSeq).padStart(4)}  HTTP ${d.status}  ${body.slice(0, 90)}`);
       },
     });
-    exposeCommands(rt, cold);
+    rt = booted;
+    exposeCommands(booted, cold);
   };
   hp.onReboot = () => {
-    rt.stop();
+    rt?.stop();
     console.log('--- simulated reboot ---');
     start();
   };
@@ -204,7 +259,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     rl.close();
-    rt.stop();
+    rt?.stop();
     if (svc) await svc.close();
     console.log('stopped');
     process.exit(0);

@@ -17,6 +17,9 @@ export interface SimOutput {
   open: boolean;
 }
 
+/** What happened to a driven pin: opened, its level changed (from `from`), or released. */
+export type SimOutputChange = 'open' | 'level' | 'close';
+
 export interface SimPins extends Pins {
   ledOn(): boolean;
   /** Every pin opened as an output, by pin number. */
@@ -28,7 +31,14 @@ export function fractionForTempC(c: number, vrefV = 3.3): number {
   return (0.706 - (c - 27) * 0.001721) / vrefV;
 }
 
-export function createSimPins(o: { clock: Clock; dayMs?: number; doorPeriodMs?: number; random?: () => number }): SimPins {
+export function createSimPins(o: {
+  clock: Clock;
+  dayMs?: number;
+  doorPeriodMs?: number;
+  random?: () => number;
+  /** Told when a pin is opened as an output, when its level changes (not on a write of the same level), and when it is released. */
+  onOutput?: (out: Readonly<SimOutput>, change: SimOutputChange, from: number) => void;
+}): SimPins {
   const random = o.random ?? Math.random;
   const dayMs = o.dayMs ?? 600000;
   const doorMs = o.doorPeriodMs ?? 180000;
@@ -51,11 +61,26 @@ export function createSimPins(o: { clock: Clock; dayMs?: number; doorPeriodMs?: 
   });
   const out = (set: (v: boolean) => void): DigitalOut => ({ write: set, close: () => set(false) });
   const driven = new Map<number, SimOutput>();
+  const tell = (s: SimOutput, change: SimOutputChange, from: number): void => {
+    if (o.onOutput) o.onOutput(s, change, from);
+  };
   const open = (pin: number, kind: SimOutput['kind'], freqHz?: number): SimOutput => {
     const s: SimOutput = { pin, kind, level: 0, writes: 0, open: true };
     if (freqHz !== undefined) s.freqHz = freqHz;
     driven.set(pin, s);
+    tell(s, 'open', 0);
     return s;
+  };
+  const set = (s: SimOutput, level: number): void => {
+    const from = s.level;
+    s.level = level;
+    s.writes++;
+    if (level !== from) tell(s, 'level', from);
+  };
+  const release = (s: SimOutput): void => {
+    if (!s.open) return;
+    s.open = false;
+    tell(s, 'close', s.level);
   };
   return {
     analogIn,
@@ -63,21 +88,15 @@ export function createSimPins(o: { clock: Clock; dayMs?: number; doorPeriodMs?: 
     digitalOut: (pin) => {
       const s = open(pin, 'digital');
       return {
-        write: (high) => {
-          s.level = high ? 1 : 0;
-          s.writes++;
-        },
-        close: () => void (s.open = false),
+        write: (high) => set(s, high ? 1 : 0),
+        close: () => release(s),
       };
     },
     pwmOut: (pin, freqHz) => {
       const s = open(pin, 'pwm', freqHz);
       return {
-        duty: (d) => {
-          s.level = Math.min(1, Math.max(0, d));
-          s.writes++;
-        },
-        close: () => void (s.open = false),
+        duty: (d) => set(s, Math.min(1, Math.max(0, d))),
+        close: () => release(s),
       };
     },
     led: () => out((v) => (led = v)),

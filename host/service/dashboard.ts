@@ -1,6 +1,9 @@
 // The dashboard: a JSON state for polling and one self-contained HTML page
 // (inline CSS and script, an SVG line chart drawn by hand, nothing fetched
 // from elsewhere). It never shows API keys or PINs, and masks e-mails.
+// Value devices get a form that stores a value through the service's own API
+// (POST /dashboard/set-value, server.ts); a simulated board (npm start) adds
+// a panel of the pins it drives.
 
 import type { Device, HistoryEntry, Store } from './store';
 import { firstXmlNumber, numericText } from './xml';
@@ -40,9 +43,35 @@ export interface HealthRow {
   silent: boolean;
 }
 
+/** One pin the simulated board drives, or an output its config names. */
+export interface BoardOutputRow {
+  /** GPIO number. */
+  gpio: number;
+  /** The output's name in the board's config; '' for a pin driven by nothing configured. */
+  name: string;
+  kind: 'digital' | 'pwm';
+  /** digital 0/1, pwm the duty 0..1; null while the pin is not driven. */
+  level: number | null;
+  /** pwm: the frequency. */
+  freqHz: number | null;
+  /** Writes since the pin was opened. */
+  writes: number;
+  /** The program holds the pin as an output now. */
+  open: boolean;
+}
+
+/** Extra state of a simulated board (npm start), from ServiceOptions.board. */
+export interface BoardPanel {
+  /** A one-line description, e.g. the board name and where its files are. */
+  title: string;
+  outputs: BoardOutputRow[];
+}
+
 export interface DashboardState {
   now: string;
   devices: DashboardDevice[];
+  /** The simulated board's panel; null when the service runs without one. */
+  board: BoardPanel | null;
   /** One row per board reporting its health, by board id. */
   health: HealthRow[];
 }
@@ -120,7 +149,7 @@ export function maskEmail(email: string): string {
   return (local.slice(0, 1) || '?') + '***' + domain;
 }
 
-export function dashboardState(store: Store, nowMs = Date.now()): DashboardState {
+export function dashboardState(store: Store, nowMs = Date.now(), board: BoardPanel | null = null): DashboardState {
   const devices: DashboardDevice[] = [];
   const health: HealthRow[] = [];
   for (const dev of store.devices.values()) {
@@ -163,7 +192,7 @@ export function dashboardState(store: Store, nowMs = Date.now()): DashboardState
   }
   devices.sort((a, b) => a.id - b.id);
   health.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : a.id - b.id));
-  return { now: new Date(nowMs).toISOString(), devices, health };
+  return { now: new Date(nowMs).toISOString(), devices, health, board };
 }
 
 export const DASHBOARD_HTML = `<!doctype html>
@@ -187,15 +216,29 @@ h1 { font-size: 1.3em; margin: 0 0 .3em; }
 .chart polyline { fill: none; stroke: #1a6fd0; stroke-width: 1.5; vector-effect: non-scaling-stroke; }
 .chart text { font-size: 10px; fill: #555; }
 #empty { color: #777; }
-#health { border-collapse: collapse; margin: 0 0 1.2em; background: #fff; }
-#health th, #health td { border: 1px solid #ddd; padding: .25em .6em; text-align: left; font-family: ui-monospace, monospace; }
-#health th { font-family: system-ui, sans-serif; color: #555; background: #f0f0f0; }
+#health, #board { border-collapse: collapse; margin: 0 0 1.2em; background: #fff; }
+#health th, #health td, #board th, #board td { border: 1px solid #ddd; padding: .25em .6em; text-align: left; font-family: ui-monospace, monospace; }
+#health th, #board th { font-family: system-ui, sans-serif; color: #555; background: #f0f0f0; }
 #health tr.silent td { color: #b00; background: #fff4f4; }
+#board-title { color: #666; margin: 0 0 .4em; }
+#board tr.high td.output-level { color: #17692b; font-weight: bold; }
+#board tr.released td, #board tr.idle td { color: #999; }
+.set-form { display: flex; flex-wrap: wrap; gap: .4em; align-items: center; margin: 0 0 .5em; }
+.set-value { font-family: ui-monospace, monospace; width: 9em; }
+.set-answer { font-size: .9em; color: #555; overflow-wrap: anywhere; }
+.set-answer.ok { color: #17692b; }
+.set-answer.error { color: #b00; }
 </style>
 </head>
 <body>
 <h1>Device Data Service</h1>
 <div id="status">loading…</div>
+<section id="board-box" hidden>
+<h2>Simulated board</h2>
+<p id="board-title"></p>
+<table id="board"><thead><tr><th>Pin</th><th>Output</th><th>Kind</th><th>Level</th><th>Writes</th></tr></thead><tbody></tbody></table>
+<p id="board-empty" hidden>No outputs configured or driven.</p>
+</section>
 <section id="health-box" hidden>
 <h2>Board health</h2>
 <table id="health"><thead><tr><th>Board</th><th>Device</th><th>Firmware</th><th>Boot</th><th>Up</th><th>Last report</th><th>Heap used</th><th>Outbox</th><th>Dropped</th><th>State</th></tr></thead><tbody></tbody></table>
@@ -230,6 +273,7 @@ function card(d) {
     dl.appendChild(el("dd", p[1]));
   });
   c.appendChild(dl);
+  if (d.format === "Value") c.appendChild(setForm(d));
   var svg = svgEl("svg", { "class": "chart", viewBox: "0 0 " + W + " " + H, preserveAspectRatio: "none" });
   svg.appendChild(svgEl("polyline", { points: "" }));
   var lo = svgEl("text", { "class": "chart-min", x: 3, y: H - 3 });
@@ -237,6 +281,41 @@ function card(d) {
   svg.appendChild(lo); svg.appendChild(hi);
   c.appendChild(svg);
   return c;
+}
+// Stores a value through the service's own API (POST /dashboard/set-value
+// looks up the key and PIN; the page never holds them) and shows the answer.
+function setForm(d) {
+  var f = el("form", "set-form");
+  f.setAttribute("data-device-id", String(d.id));
+  var input = el("input", "set-value");
+  input.type = "text";
+  input.name = "value";
+  input.autocomplete = "off";
+  input.placeholder = "new value";
+  input.setAttribute("aria-label", "New value for device " + d.id);
+  var button = el("button", "set-button", "Set");
+  button.type = "submit";
+  var answer = el("span", "set-answer");
+  f.appendChild(input); f.appendChild(button); f.appendChild(answer);
+  f.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    button.disabled = true;
+    answer.className = "set-answer pending";
+    answer.textContent = "…";
+    fetch("/dashboard/set-value", {
+      method: "POST", cache: "no-store", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ deviceId: d.id, value: input.value })
+    }).then(function (r) {
+      return r.text().then(function (t) {
+        answer.className = "set-answer " + (r.ok ? "ok" : "error");
+        answer.textContent = r.ok ? "ok: " + t : "error " + r.status + ": " + t;
+      });
+    }).catch(function (e) {
+      answer.className = "set-answer error";
+      answer.textContent = "error: " + e.message;
+    }).then(function () { button.disabled = false; });
+  });
+  return f;
 }
 function draw(svg, points) {
   var line = svg.querySelector("polyline");
@@ -295,6 +374,30 @@ function renderHealth(rows) {
     body.appendChild(tr);
   });
 }
+function level(o) {
+  if (o.level === null) return "not driven";
+  var t = o.kind === "pwm" ? String(Math.round(o.level * 1000) / 10) + "%" : o.level ? "ON" : "off";
+  return o.open ? t : t + " (released)";
+}
+function renderBoard(b) {
+  document.getElementById("board-box").hidden = !b;
+  if (!b) return;
+  document.getElementById("board-title").textContent = b.title;
+  document.getElementById("board-empty").hidden = b.outputs.length > 0;
+  var body = document.querySelector("#board tbody");
+  body.textContent = "";
+  b.outputs.forEach(function (o) {
+    var tr = el("tr", o.level === null ? "idle" : !o.open ? "released" : o.level > 0 ? "high" : "low");
+    tr.setAttribute("data-gpio", String(o.gpio));
+    tr.setAttribute("data-level", o.level === null ? "" : String(o.level));
+    [["output-gpio", "GP" + o.gpio], ["output-name", o.name || "—"],
+     ["output-kind", o.kind + (o.kind === "pwm" && o.freqHz !== null ? " " + o.freqHz + " Hz" : "")],
+     ["output-level", level(o)], ["output-writes", String(o.writes)]].forEach(function (p) {
+      tr.appendChild(el("td", p[0], p[1]));
+    });
+    body.appendChild(tr);
+  });
+}
 function poll() {
   var st = document.getElementById("status");
   fetch("/dashboard/state", { cache: "no-store" }).then(function (r) {
@@ -303,6 +406,7 @@ function poll() {
   }).then(function (s) {
     render(s);
     renderHealth(s.health || []);
+    renderBoard(s.board || null);
     st.className = "";
     st.textContent = s.devices.length + " device(s), updated " + new Date(s.now).toLocaleTimeString();
   }).catch(function (e) {

@@ -3,4 +3,4 @@ export type { FaultOptions, RunningService, ServiceOptions, WriteEvent } from '.
 export { checkXml, escapeXmlText, firstXmlNumber, numericText } from './xml';
 export type { XmlCheck } from './xml';
 export { dashboardState, numericOf } from './dashboard';
-export type { DashboardDevice, DashboardState } from './dashboard';
+export type { BoardOutputRow, BoardPanel, DashboardDevice, DashboardState } from './dashboard';

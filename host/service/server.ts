@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 import { DASHBOARD_HTML, dashboardState } from './dashboard';
+import type { BoardPanel } from './dashboard';
 import { Store } from './store';
 import type { Account, Device, Format } from './store';
 import { checkXml, escapeXmlText } from './xml';
@@ -33,6 +34,12 @@ export interface ServiceOptions {
   /** Per-device history kept in memory. Default 1000. */
   historyLimit?: number;
   log?: (line: string) => void;
+  /**
+   * Extra state for the dashboard's "Simulated board" panel (npm start hands
+   * the simulated pins here). Asked for on each dashboard poll; the service
+   * knows nothing of the agent beyond what this returns.
+   */
+  board?: () => BoardPanel | undefined;
 }
 
 export interface WriteEvent {
@@ -70,10 +77,12 @@ const XML_TYPE = 'application/xml; charset=utf-8';
 const REASONS: Record<number, string> = {
   400: 'bad request',
   401: 'invalid API key',
+  403: 'forbidden',
   404: 'not found',
   405: 'method not allowed',
   409: 'format mismatch',
   413: 'body too large',
+  415: 'unsupported media type',
   429: 'too many requests',
   431: 'request header too large',
   500: 'internal error',
@@ -194,6 +203,22 @@ function readBody(req: http.IncomingMessage, max: number): Promise<Buffer> {
   });
 }
 
+/** What an operation answers: status, body and its type. */
+interface Answer {
+  status: number;
+  body: string;
+  type: string;
+}
+
+/** True when an Origin header names the host the request was sent to. */
+function sameHost(origin: string, host: string | undefined): boolean {
+  try {
+    return host !== undefined && new URL(origin).host === host.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -235,34 +260,22 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     }
   }
 
-  async function api(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
+  /** The operation a path names, checked against the method; throws the API's 404/405. */
+  function operationOf(method: string | undefined, path: string): { op: string; spec: Operation; rawSegs: string[] } {
     const rawSegs = path.slice('/api/'.length).split('/');
     const op = (rawSegs[0] ?? '').toLowerCase();
     const spec = OPERATIONS[op];
     if (!spec || rawSegs.length - 1 !== spec.params) throw new HttpError(404, REASONS[404] as string);
-    if (req.method !== spec.method) throw new HttpError(405, REASONS[405] as string, { Allow: spec.method });
+    if (method !== spec.method) throw new HttpError(405, REASONS[405] as string, { Allow: spec.method });
+    return { op, spec, rawSegs };
+  }
 
-    if (faults.latencyMs && faults.latencyMs > 0) await sleep(faults.latencyMs);
-    if (closed) {
-      res.destroy();
-      return;
-    }
-    if (faults.dropShare && Math.random() < faults.dropShare) {
-      log(`fault: dropping ${req.method} ${maskPath(path)}`);
-      res.destroy();
-      req.socket.destroy();
-      return;
-    }
-    if (faults.errorShare && Math.random() < faults.errorShare) {
-      const status = Math.random() < 0.5 ? 503 : 429;
-      throw new HttpError(status, REASONS[status] as string, { 'Retry-After': '1' });
-    }
-
-    const body = spec.method === 'POST' ? await readBody(req, maxBody) : undefined;
-    if (closed) {
-      res.destroy();
-      return;
-    }
+  /**
+   * Carries out one operation once the transport is done with it (faults
+   * applied, body read): segment decoding, key, device, pin, format and
+   * content checks, the write. Throws HttpError for every refusal.
+   */
+  function perform(op: string, rawSegs: string[], body: Buffer | undefined): Answer {
     const params = rawSegs.slice(1).map(decodeSegment);
     if (params.some((p) => p === '')) throw new HttpError(400, 'empty path parameter');
 
@@ -273,8 +286,7 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
         if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new HttpError(400, 'emailid is not an e-mail address');
         const key = store.apiKeyFor(email, password);
         if (key === undefined) throw new HttpError(401, 'invalid credentials');
-        send(res, 200, JSON.stringify({ APIKey: key }), JSON_TYPE);
-        return;
+        return { status: 200, body: JSON.stringify({ APIKey: key }), type: JSON_TYPE };
       }
       case 'createuserdevice': {
         const [key, name, cryptoName, formatText] = params as [string, string, string, string];
@@ -283,20 +295,21 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
         const format = (['Value', 'JSON', 'XML'] as const).find((f) => f.toLowerCase() === formatText.toLowerCase());
         if (!format) throw new HttpError(400, 'DataFormat must be one of Value, JSON, XML');
         const dev = store.createDevice(acc, name, cryptoName, format);
-        send(
-          res,
-          200,
-          JSON.stringify({ DeviceID: dev.id, DevicePIN: dev.pin, DeviceName: dev.name, CryptoName: dev.crypto, DataFormat: dev.format }),
-          JSON_TYPE,
-        );
-        return;
+        return {
+          status: 200,
+          body: JSON.stringify({ DeviceID: dev.id, DevicePIN: dev.pin, DeviceName: dev.name, CryptoName: dev.crypto, DataFormat: dev.format }),
+          type: JSON_TYPE,
+        };
       }
       case 'updatedevicevalue': {
         const { dev } = deviceFor(params.slice(0, 3));
         checkFormat(dev, op);
-        recordWrite(dev, params[3] as string);
-        send(res, 200, 'Value updated');
-        return;
+        const data = params[3] as string;
+        // Over HTTP the request head's 16 KiB limit comes first; this holds
+        // for writes dispatched in-process (the dashboard's) as well.
+        if (Buffer.byteLength(data, 'utf8') > maxBody) throw new HttpError(413, `Data too large: over ${maxBody} bytes`);
+        recordWrite(dev, data);
+        return { status: 200, body: 'Value updated', type: TEXT };
       }
       case 'updatedevicejson':
       case 'updatedevicexml': {
@@ -320,29 +333,136 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
           if (!r.ok) throw new HttpError(400, `malformed XML: ${r.error} at offset ${r.offset}`);
         }
         recordWrite(dev, text);
-        send(res, 200, op === 'updatedevicejson' ? 'JSON updated' : 'XML updated');
-        return;
+        return { status: 200, body: op === 'updatedevicejson' ? 'JSON updated' : 'XML updated', type: TEXT };
       }
       case 'showdevicevalue': {
         const { dev } = deviceFor(params);
         checkFormat(dev, op);
-        send(res, 200, dev.content ?? '');
-        return;
+        return { status: 200, body: dev.content ?? '', type: TEXT };
       }
       case 'showdevicejson': {
         const { dev } = deviceFor(params);
         checkFormat(dev, op);
-        send(res, 200, dev.content ?? '{}', JSON_TYPE);
-        return;
+        return { status: 200, body: dev.content ?? '{}', type: JSON_TYPE };
       }
       case 'showdevicexml': {
         const { dev } = deviceFor(params);
         checkFormat(dev, op);
-        send(res, 200, `<data>${escapeXmlText(dev.content ?? '')}</data>`, XML_TYPE);
-        return;
+        return { status: 200, body: `<data>${escapeXmlText(dev.content ?? '')}</data>`, type: XML_TYPE };
       }
     }
     throw new HttpError(404, REASONS[404] as string);
+  }
+
+  async function api(req: http.IncomingMessage, res: http.ServerResponse, path: string): Promise<void> {
+    const { op, spec, rawSegs } = operationOf(req.method, path);
+
+    if (faults.latencyMs && faults.latencyMs > 0) await sleep(faults.latencyMs);
+    if (closed) {
+      res.destroy();
+      return;
+    }
+    if (faults.dropShare && Math.random() < faults.dropShare) {
+      log(`fault: dropping ${req.method} ${maskPath(path)}`);
+      res.destroy();
+      req.socket.destroy();
+      return;
+    }
+    if (faults.errorShare && Math.random() < faults.errorShare) {
+      const status = Math.random() < 0.5 ? 503 : 429;
+      throw new HttpError(status, REASONS[status] as string, { 'Retry-After': '1' });
+    }
+
+    const body = spec.method === 'POST' ? await readBody(req, maxBody) : undefined;
+    if (closed) {
+      res.destroy();
+      return;
+    }
+    const a = perform(op, rawSegs, body);
+    send(res, a.status, a.body, a.type);
+  }
+
+  /**
+   * An API request made from inside the service (the dashboard's writes):
+   * the same path parsing and operation code as a request from the network,
+   * without the transport's injected faults. Never throws an HttpError: its
+   * answer is returned as the network would get it.
+   */
+  function dispatch(method: 'GET' | 'POST', path: string, body?: Buffer): Answer {
+    let a: Answer;
+    try {
+      const { op, rawSegs } = operationOf(method, path);
+      a = perform(op, rawSegs, body);
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      a = { status: err.status, body: err.message, type: TEXT };
+    }
+    log(`dashboard: ${method} ${maskPath(path)} -> ${a.status}`);
+    return a;
+  }
+
+  /**
+   * POST /dashboard/set-value {deviceId, value}: stores a value in a Value
+   * device through the API's own updatedevicevalue, with the owner's key and
+   * the device's PIN looked up here so the page never holds them.
+   */
+  async function setValue(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method !== 'POST') throw new HttpError(405, REASONS[405] as string, { Allow: 'POST' });
+    // A page on another site cannot send application/json here without a
+    // CORS preflight this service never grants, nor pass the Origin check.
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json') throw new HttpError(415, 'Content-Type: must be application/json');
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== 'null' && !sameHost(origin, req.headers.host)) {
+      throw new HttpError(403, 'Origin: only the dashboard page itself may set values');
+    }
+    // A value of maxBody bytes may take up to six times that as JSON escapes.
+    const raw = await readBody(req, maxBody * 6 + 1024);
+    if (closed) {
+      res.destroy();
+      return;
+    }
+    let input: unknown;
+    try {
+      input = JSON.parse(utf8.decode(raw));
+    } catch {
+      throw new HttpError(400, 'body: must be a JSON object {"deviceId": <number>, "value": <string>}');
+    }
+    if (!input || typeof input !== 'object' || Array.isArray(input)) {
+      throw new HttpError(400, 'body: must be a JSON object {"deviceId": <number>, "value": <string>}');
+    }
+    const { deviceId, value } = input as Record<string, unknown>;
+    if (typeof deviceId !== 'number' || !Number.isSafeInteger(deviceId) || deviceId < 1) {
+      throw new HttpError(400, 'deviceId: must be a whole number from 1');
+    }
+    const dev = store.devices.get(deviceId);
+    if (!dev) throw new HttpError(400, `deviceId: no device ${deviceId}`);
+    if (dev.format !== 'Value') throw new HttpError(400, `deviceId: device ${deviceId} holds ${dev.format}; only Value devices are set here`);
+    const acc = store.accounts.get(dev.owner);
+    if (!acc) throw new HttpError(400, `deviceId: device ${deviceId} has no account`);
+    if (typeof value !== 'string') throw new HttpError(400, 'value: must be a string');
+    if (value === '') throw new HttpError(400, 'value: must not be empty (the API refuses an empty Data segment)');
+    let segment: string;
+    try {
+      segment = encodeURIComponent(value);
+    } catch {
+      throw new HttpError(400, 'value: must be valid text (it holds a lone surrogate)');
+    }
+    const bytes = Buffer.byteLength(value, 'utf8');
+    if (bytes > maxBody) throw new HttpError(400, `value: ${bytes} bytes, over the API's limit of ${maxBody} bytes (UTF-8)`);
+    const a = dispatch('GET', `/api/updatedevicevalue/${encodeURIComponent(acc.apiKey)}/${dev.id}/${dev.pin}/${segment}`);
+    send(res, a.status, a.body, a.type);
+  }
+
+  function boardPanel(): BoardPanel | null {
+    if (!o.board) return null;
+    try {
+      return o.board() ?? null;
+    } catch (err) {
+      // The panel is extra: its failure must not take the dashboard down.
+      log(`dashboard: board state failed: ${err instanceof Error ? err.message : String(err)}`);
+      return null;
+    }
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -350,9 +470,10 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     if (path === '/' || path === '/dashboard/state') {
       if (req.method !== 'GET') throw new HttpError(405, REASONS[405] as string, { Allow: 'GET' });
       if (path === '/') send(res, 200, DASHBOARD_HTML, 'text/html; charset=utf-8');
-      else send(res, 200, JSON.stringify(dashboardState(store)), JSON_TYPE);
+      else send(res, 200, JSON.stringify(dashboardState(store, Date.now(), boardPanel())), JSON_TYPE);
       return;
     }
+    if (path === '/dashboard/set-value') return setValue(req, res);
     if (path.startsWith('/api/')) return api(req, res, path);
     throw new HttpError(404, REASONS[404] as string);
   }

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import type { BoardPanel } from '../../host/service/dashboard';
 import type { RunningService } from '../../host/service/server';
 import { call, provision, serviceHarness } from './helpers';
 
@@ -17,11 +18,17 @@ interface Locator {
   textContent(): Promise<string | null>;
   getAttribute(name: string): Promise<string | null>;
   count(): Promise<number>;
+  fill(value: string): Promise<void>;
+  click(): Promise<void>;
+  press(key: string): Promise<void>;
+  isVisible(): Promise<boolean>;
+  allTextContents(): Promise<string[]>;
 }
 interface Page {
   goto(url: string): Promise<unknown>;
   locator(selector: string): Locator;
   waitForFunction(fn: string, arg?: unknown, opts?: { timeout?: number }): Promise<unknown>;
+  evaluate(expr: string): Promise<unknown>;
   on(event: 'pageerror', cb: (err: Error) => void): void;
   on(event: 'request', cb: (req: { url(): string }) => void): void;
 }
@@ -94,5 +101,90 @@ describe.skipIf(skipReason !== undefined)('dashboard in a browser', () => {
     expect(html).not.toContain(String(v.pin));
     expect(requested.every((u) => u.startsWith(svc.url))).toBe(true);
     expect(pageErrors).toEqual([]);
+  });
+
+  it("sets a Value device's stored value from its card's form and shows the API's answer", async () => {
+    const v = await provision(svc.port, 'Value', 's@example.com', 'pw', 'control');
+    await call(svc.port, 'GET', `/api/updatedevicevalue/${v.key}/${v.id}/${v.pin}/0`);
+    const j = await provision(svc.port, 'JSON', 's@example.com', 'pw', 'room');
+    const page = await browser.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(`${svc.url}/`);
+    const card = `section.device[data-device-id="${v.id}"]`;
+    await page.waitForFunction(`document.querySelector('${card} .last-value')?.textContent === '0'`, undefined, { timeout: 5000 });
+    // Only Value devices have the form.
+    expect(await page.locator(`section.device[data-device-id="${j.id}"] .set-form`).count()).toBe(0);
+    expect(await page.locator(`${card} form.set-form[data-device-id="${v.id}"]`).count()).toBe(1);
+
+    await page.locator(`${card} .set-value`).fill('1');
+    await page.locator(`${card} .set-button`).click();
+    await page.waitForFunction(`document.querySelector('${card} .set-answer')?.textContent === 'ok: Value updated'`, undefined, { timeout: 5000 });
+    await page.waitForFunction(`document.querySelector('${card} .last-value')?.textContent === '1'`, undefined, { timeout: 5000 });
+    expect(await page.locator(`${card} .write-count`).textContent()).toBe('2');
+    const read = await call(svc.port, 'GET', `/api/showdevicevalue/${v.key}/${v.id}/${v.pin}`);
+    expect(read.body).toBe('1');
+
+    // Enter submits too; a refused value shows the service's reason and stores nothing.
+    await page.locator(`${card} .set-value`).fill('');
+    await page.locator(`${card} .set-value`).press('Enter');
+    await page.waitForFunction(`document.querySelector('${card} .set-answer')?.textContent?.startsWith('error 400: value: ')`, undefined, { timeout: 5000 });
+    expect(await page.locator(`${card} .set-answer`).getAttribute('class')).toContain('error');
+    expect((await call(svc.port, 'GET', `/api/showdevicevalue/${v.key}/${v.id}/${v.pin}`)).body).toBe('1');
+
+    // The form keeps what is typed across the page's polls.
+    await page.locator(`${card} .set-value`).fill('typed');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await page.locator(`${card} .set-value`).getAttribute('value')).toBeNull();
+    expect(await page.evaluate(`document.querySelector('${card} .set-value').value`)).toBe('typed');
+
+    const html = (await page.locator('body').textContent()) ?? '';
+    expect(html).not.toContain(v.key);
+    expect(html).not.toContain(String(v.pin));
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe.skipIf(skipReason !== undefined)('the simulated board panel in a browser', () => {
+  const h = serviceHarness();
+  let browser: Browser;
+  let panel: BoardPanel | undefined;
+  let svc: RunningService;
+
+  beforeAll(async () => {
+    svc = await h.start({ dataDir: h.dir(), board: () => panel });
+    browser = await (pw as PlaywrightCore).chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h.cleanup();
+  });
+
+  it('lists pin, output name, kind and level, and follows changes', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${svc.url}/`);
+    await page.waitForFunction(`document.getElementById('status').textContent.indexOf('updated') >= 0`, undefined, { timeout: 5000 });
+    expect(await page.locator('#board-box').isVisible()).toBe(false);
+
+    panel = {
+      title: 'pico-w HOST000000000001, simulated',
+      outputs: [
+        { gpio: 16, name: 'relay', kind: 'digital', level: 0, freqHz: null, writes: 1, open: true },
+        { gpio: 17, name: 'fan', kind: 'pwm', level: 0.4, freqHz: 1000, writes: 2, open: true },
+        { gpio: 18, name: 'lamp', kind: 'digital', level: null, freqHz: null, writes: 0, open: false },
+      ],
+    };
+    const row = (gpio: number): string => `#board tr[data-gpio="${gpio}"]`;
+    await page.waitForFunction(`document.querySelectorAll('#board tbody tr').length === 3`, undefined, { timeout: 5000 });
+    expect(await page.locator('#board-box').isVisible()).toBe(true);
+    expect(await page.locator('#board-title').textContent()).toBe('pico-w HOST000000000001, simulated');
+    expect(await page.locator(`${row(16)} td`).allTextContents()).toEqual(['GP16', 'relay', 'digital', 'off', '1']);
+    expect(await page.locator(`${row(17)} td`).allTextContents()).toEqual(['GP17', 'fan', 'pwm 1000 Hz', '40%', '2']);
+    expect(await page.locator(`${row(18)} td`).allTextContents()).toEqual(['GP18', 'lamp', 'digital', 'not driven', '0']);
+    expect(await page.locator(row(16)).getAttribute('data-level')).toBe('0');
+
+    panel.outputs[0] = { gpio: 16, name: 'relay', kind: 'digital', level: 1, freqHz: null, writes: 2, open: true };
+    await page.waitForFunction(`document.querySelector('${row(16)}')?.getAttribute('data-level') === '1'`, undefined, { timeout: 5000 });
+    expect(await page.locator(`${row(16)} .output-level`).textContent()).toBe('ON');
+    expect(await page.locator(row(16)).getAttribute('class')).toBe('high');
   });
 });
