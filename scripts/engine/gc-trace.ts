@@ -2,7 +2,7 @@
 // the reference config on the Pico W's heap, with the engine's own counters
 // read from outside, which no program can read (heapUsed is only part of it).
 //   npx tsx scripts/engine/gc-trace.ts --engine PATH [--seconds 90] [--skip 15]
-//     [--pad BYTES] [--no-probe] [--dump FILE] [--no-config] [--health] [--outputs]
+//     [--pad BYTES] [--no-probe] [--dump FILE] [--no-config] [--health] [--outputs [1]]
 // (--skip: seconds of each boot left out, its parse and start-up; --pad: the
 // stand-in's ballast, as npm run bench -- --align prints it; --no-probe: the
 // stand-in's marks skip their post-collection probe, which itself carries
@@ -110,10 +110,12 @@ function locate(pid: number): Where | undefined {
 function withHealth(c: AgentConfig): AgentConfig {
   if (process.argv.includes('--health')) c.health = { id: 9, pin: 9, intervalMs: 60000 };
   if (process.argv.includes('--outputs')) {
+    // `--outputs 1`: the relay alone.
+    const one = arg('outputs') === '1';
     c.outputs = [
       { name: 'relay', kind: 'digital', pin: 16, sourceId: 8, sourcePin: 8, field: '', pollMs: 5000, safe: 0, failsafeMs: 600000, invert: false },
       { name: 'vent', kind: 'pwm', pin: 18, sourceId: 10, sourcePin: 10, field: 'vent', pollMs: 5000, safe: 0, failsafeMs: 600000, freqHz: 1000, scale: 100 },
-    ];
+    ].slice(0, one ? 1 : 2) as AgentConfig['outputs'];
   }
   return c;
 }

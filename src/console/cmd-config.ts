@@ -45,13 +45,13 @@ export function stateCommands(c: Ctx): Commands {
         const hc = rt.config().health;
         if (hc && hc.id) out('health    device ' + hc.id + ', ' + u.reports + ' reports' + (u.lastReportMs === undefined ? '' : ', last ' + ago(now - u.lastReportMs) + ' ago') + ', every ' + ago(hc.intervalMs));
         // One line per output: level, source, last good read, refusals, safe or not.
-        const os = a.outputs ? a.outputs.list() : [];
+        const os = a.outputs ? a.outputs.list : [];
         for (let i = 0; i < os.length; i++) {
           const o = os[i] as (typeof os)[0];
           const lv = o.c.kind === 'pwm' ? Math.round(o.level * 1000) / 10 + '%' : o.level ? 'on' : 'off';
           out('output    ' + o.c.name + ' GP' + o.c.pin + ' ' + lv + (o.safe ? ' SAFE' : '') + ', source ' + o.c.sourceId + (o.c.field ? '.' + o.c.field : '') +
             ', good read ' + (o.goodAt === undefined ? 'none yet' : ago(now - o.goodAt) + ' ago') + ', ' + o.reads + ' reads, ' + o.failures + ' failed, ' + o.refused + ' refused' +
-            (o.lastError ? ' (' + o.lastError + ')' : ''));
+            (o.lastError ? '; last: ' + o.lastError : ''));
         }
         if (u.lastError) out('last err  ' + u.lastError);
         else if (s.lastError) out('last err  ' + s.lastError);

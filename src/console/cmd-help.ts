@@ -8,6 +8,8 @@ const HELP = [
   'config()               the running configuration (secrets masked)',
   "set(key, value)        change a setting, e.g. set('wifi.ssid', 'field-net')",
   "unset(key)             back to default; unset('sensor.x') removes sensor x",
+  "                       set('output.x', {kind, pin, sourceId, sourcePin}):",
+  '                       a pin that follows a stored value (README: Outputs)',
   'save()                 save the changes and restart into them',
   'discard()              drop unsaved changes',
   "importWifi()           Wi-Fi from Kaluma's WIFI_SSID/WIFI_PASSWORD keys",
