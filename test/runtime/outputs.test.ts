@@ -30,7 +30,7 @@ describe('an output in the saved config', () => {
     const n = b.out().length;
     b.cmd.status!();
     // The console wraps a long line; its continuations start with two spaces.
-    const shown = b.out().slice(n).join('\n').replace(/\n  /g, ' ');
+    const shown = b.out().slice(n).join('\n').replace(/\n {2}/g, ' ');
     expect(shown).toMatch(new RegExp('\\noutput    pump GP16 on, source ' + control.id + ', good read \\d+ s ago, [23] reads, 0 failed, 1 refused; last: refused "maybe": not a digital level \\(0/1, on/off, true/false\\)\\n'));
     const r = JSON.parse(healthReport(b.rt)) as { outputs: Record<string, unknown> };
     expect(r.outputs).toEqual({ pump: { level: 1, safe: false, goodS: expect.any(Number), reads: expect.any(Number), failed: 0, refused: 1 } });
