@@ -25,6 +25,7 @@ import type { DataFormat } from '../src/model';
 import { createHttpClient } from '../src/net/http';
 import { boot } from '../src/runtime';
 import type { Runtime } from '../src/runtime';
+import type { createOutputs } from '../src/agent/outputs';
 import { createServiceOps } from '../src/service/reads';
 import { buildBundle } from '../scripts/build';
 import { createHostPlatform } from './platform';
@@ -221,6 +222,11 @@ async function main(): Promise<void> {
       report: (r) => {
         const m = cold.load<(x: Runtime) => string>('health');
         return m.ok ? m.value(r) : (console.log('health: ' + m.error), undefined);
+      },
+      // So are the outputs (the relay on GP16).
+      outputs: () => {
+        const m = cold.load<typeof createOutputs>('outputs');
+        return m.ok ? m.value : m.error;
       },
       onDelivered: (d) => {
         const body = d.count > 1 ? `${d.count} readings` : d.body || '';

@@ -93,6 +93,7 @@ export const COLD_ONLY = [
   'src/service/xml-check.ts',
   'src/agent/provision.ts',
   'src/agent/health.ts',
+  'src/agent/outputs.ts',
 ];
 
 function common(board: string): BuildOptions {
@@ -185,7 +186,7 @@ async function buildColdModule(board: string, file: string, keep: Set<string>): 
  * bundled on its own and put into the program as a function expression, so
  * that a boot which does not need it can let its code go.
  */
-export const PARTS: Record<string, string> = { agent: 'src/agent/part.ts', outputs: 'src/agent/outputs-part.ts' };
+export const PARTS: Record<string, string> = { agent: 'src/agent/part.ts' };
 
 /** One part: a function expression taking the shared table and returning the part's default export. */
 async function buildPart(board: string, file: string, messages: MessageTable): Promise<{ text: string; inputs: { path: string; bytes: number }[] }> {

@@ -4,6 +4,7 @@
 // top-level exception unloads the whole program.
 import { createColdLoader } from './cold';
 import type { ConfigCodec } from './config/store';
+import type { createOutputs } from './agent/outputs';
 import { exposeCommands } from './console/stubs';
 import { createKalumaPlatform } from './ports/kaluma/index';
 import { nextTurn } from './ports/kaluma/time';
@@ -62,12 +63,17 @@ try {
     p.log.error('health: ' + m.error);
     return undefined;
   };
+  // The outputs' maker, for a config with outputs: loaded once, kept while they run.
+  const outputs = (): typeof createOutputs | string => {
+    const m = cold.load<typeof createOutputs>('outputs');
+    return m.ok ? m.value : m.error;
+  };
   const start = (b: typeof bootWith, s: typeof createConfigStore, o: typeof openBootState, x: typeof exposeCommands): void => {
     // What the top level left (its own code, now unreachable) goes before
     // the boot adds its own: the engine would let it ride up the steps.
     if (p.system.collect) p.system.collect();
     try {
-      held.rt = b(s, o, p, { codec, checker: __CHECKER__, report });
+      held.rt = b(s, o, p, { codec, checker: __CHECKER__, report, outputs });
       x(held.rt, cold);
     } catch (e) {
       console.error('boot failed: ' + String(e) + '; the console is still up');

@@ -9,6 +9,7 @@ import { openBootState } from './agent/bootstate';
 import type { BootState } from './agent/bootstate';
 import { createLed } from './agent/led';
 import type { Led } from './agent/led';
+import type { createOutputs } from './agent/outputs';
 import type { Delivery } from './agent/uplink';
 import type { WatchdogFeeder } from './agent/watchdog';
 import { getBoard } from './board';
@@ -108,6 +109,11 @@ export interface RuntimeHooks {
    * or undefined when it cannot be made now (the module says why).
    */
   report?: (rt: Runtime) => string | undefined;
+  /**
+   * The outputs' maker (src/agent/outputs.ts, cold code on the board), or
+   * why it cannot be loaded now.
+   */
+  outputs?: () => typeof createOutputs | string;
 }
 
 /** bootWith() with the config store's and the boot state's own makers: the host and the tests. */
@@ -149,8 +155,6 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   // at the end of the boot (this frees it only where the boot runs after
   // the program's top level: src/main.ts).
   if (loaded.source === 'defaults' && !loaded.unchecked) part('agent', true);
-  // The outputs' code, where no output is configured (src/agent/outputs-part.ts).
-  if (!(config.outputs && config.outputs.length)) part('outputs', true);
   const state = openState({ files: p.files, safeModeBoots: config.agent.safeModeBoots, log });
   log.info('pico-data-agent ' + VERSION + ' on ' + p.system.boardName() + ' ' + p.system.boardUid() + ', boot ' + state.bootId);
 
@@ -186,6 +190,8 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   let reportAt = 0;
   let restarting: TimerId | undefined;
   let outbox: Outbox | undefined;
+  /** The running agent was given its outputs (or could not take them: its error was logged). */
+  let outputsDone = false;
 
   /** The change is proven or gone: its flag goes (a failure only means one more wait for a delivery at the next boot). */
   function proved(): void {
@@ -256,6 +262,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       else if (changedAt === undefined) proved();
     }
     proven = undefined;
+    if (config.outputs && config.outputs.length) attachOutputs();
     const h = config.health;
     if (h && h.id && hooks.report && now >= reportAt) {
       reportAt = now + h.intervalMs;
@@ -274,6 +281,20 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       return;
     }
     tick = p.timers.setTimeout(supervise, K.TickMs);
+  }
+
+  /**
+   * Gives the running agent its outputs (a config with outputs only). The
+   * loader refuses when the heap is short: then again at each tick until it
+   * loads; meanwhile the pins stay as the reset left them (inputs).
+   */
+  function attachOutputs(): void {
+    if (!agent || outputsDone || !hooks.outputs) return;
+    const make = hooks.outputs();
+    if (typeof make === 'string') return log.error('outputs: ' + make + '; trying again in ' + K.TickMs / 1000 + ' s');
+    outputsDone = true;
+    const e = agent.attach(make);
+    if (e) log.error('outputs: ' + e);
   }
 
   function startAgent(): void {
@@ -315,7 +336,6 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
     }
     const made = make({
       p, config, queue: outbox, bootId: state.bootId,
-      makeOutputs: config.outputs && config.outputs.length ? part('outputs') : undefined,
       keepBody: !!hooks.onDelivered,
       onDelivered: (d) => {
         everDelivered = true;
@@ -333,13 +353,16 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       return;
     }
     agent = made.agent;
+    outputsDone = false;
     agentStartedAt = p.clock.uptimeMs();
     mode = 'running';
     why = '';
     if (led) led.show('connecting');
     agent.start();
     spent(code, ['createAgent']);
-    part('outputs', true);
+    // The outputs' code is cold (src/cold/outputs.ts): loaded once the boot
+    // is done, where its load does not add to the boot's own peak.
+    if (config.outputs && config.outputs.length) p.timers.setTimeout(attachOutputs, 0);
     tick = p.timers.setTimeout(supervise, K.TickMs);
   }
 
@@ -487,7 +510,6 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
     // The agent's code is not needed before a save or resume(), and those
     // restart the board: its heap goes to the console (src/parts.ts).
     part('agent', true);
-    part('outputs', true);
     log.info('agent: ' + (rt.mode() === 'safe' ? 'SAFE MODE: ' : 'console only: ') + why);
     log.info(rt.mode() === 'safe' ? 'type resume() to start the agent, or fix the config first (config(), set(), save())' : "type help() for the commands, e.g. set('wifi.ssid', 'my-net')");
   }

@@ -48,8 +48,13 @@ export interface Agent {
   /** The HTTP client under `client`, for its failure counts. */
   readonly http: HttpClient;
   readonly queue: Outbox;
-  /** Outputs driven by stored values; undefined when none is configured. */
-  readonly outputs?: Outputs;
+  /** Outputs driven by stored values; undefined when none is configured (or not attached yet). */
+  outputs?: Outputs;
+  /**
+   * Makes the config's outputs with `make` (cold code on the board) and lets
+   * the uplink read their sources; an error line when a pin is refused.
+   */
+  attach(make: typeof createOutputs): string | undefined;
   start(): void;
   stop(): void;
   running(): boolean;
@@ -68,8 +73,6 @@ export function createAgent(o: {
   onDelivered?: (d: Delivery) => void;
   /** Each Delivery carries its body (see Uplink's keepBody). */
   keepBody?: boolean;
-  /** The outputs' maker (their own part of the program: src/parts.ts), when the config has outputs. */
-  makeOutputs?: typeof createOutputs;
   /** Read path override for the outputs (tests); the service client otherwise. */
   reader?: Pick<ServiceClient, 'call'>;
 }): AgentResult {
@@ -140,17 +143,6 @@ export function createAgent(o: {
   };
   const uplink = createUplink(up);
   const sensors: Sensor[] = [];
-  try {
-    if (o.makeOutputs && config.outputs.length) {
-      outputs = o.makeOutputs({
-        outputs: config.outputs, client: o.reader || client, apiKey: config.service.apiKey, pins: p.pins, clock: p.clock, timers: p.timers, log: p.log,
-        wake: uplink.wake,
-      });
-      up.outputs = outputs;
-    }
-  } catch (e) {
-    return { ok: false, error: 'output setup failed: ' + String(e) };
-  }
   const assembler = createAssembler({
     devices: config.devices, queue: o.queue, clock: p.clock, timers: p.timers, time, bootId: o.bootId, log: p.log,
     retryMs,
@@ -178,12 +170,25 @@ export function createAgent(o: {
   } catch (e) {
     // A pin the platform refuses: close what opened, report, start nothing.
     for (const s of sensors) s.close();
-    if (outputs) outputs.stop();
     return { ok: false, error: 'sensor setup failed: ' + String(e) };
   }
   let on = false;
   const agent: Agent = {
-    sampler, uplink, link, time, client, http, queue: o.queue, outputs,
+    sampler, uplink, link, time, client, http, queue: o.queue,
+    attach(make) {
+      if (!on || outputs || !config.outputs.length) return undefined;
+      try {
+        outputs = agent.outputs = up.outputs = make({
+          outputs: config.outputs, client: o.reader || client, apiKey: config.service.apiKey, pins: p.pins, clock: p.clock, timers: p.timers, log: p.log,
+          wake: uplink.wake,
+        });
+      } catch (e) {
+        // A pin the platform refuses: the agent goes on without its outputs.
+        return 'setup failed: ' + String(e);
+      }
+      uplink.wake();
+      return undefined;
+    },
     start() {
       if (on) return;
       on = true;

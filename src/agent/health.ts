@@ -68,7 +68,7 @@ export function healthReport(rt: Runtime): string {
     if (a.outputs) {
       // Each output: its level, whether it holds its safe level, its last good read's age.
       const outs: Record<string, unknown> = {};
-      const os = a.outputs.list();
+      const os = a.outputs.list;
       for (let i = 0; i < os.length; i++) {
         const o = os[i] as (typeof os)[0];
         outs[o.c.name] = { level: o.level, safe: o.safe, goodS: o.goodAt === undefined ? null : sec(now - o.goodAt), reads: o.reads, failed: o.failures, refused: o.refused };

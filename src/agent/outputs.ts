@@ -19,7 +19,6 @@ import type { OutputConfig } from '../config/types';
 import type { Clock, DigitalOut, Log, Pins, PwmOut, TimerId, Timers } from '../ports/ports';
 import type { ServiceClient } from '../service/client';
 import { devSegments, maskSecret } from '../service/client';
-import type { Found } from '../service/parse';
 import { describeBody, errorSignal } from '../service/parse';
 import type { WriteOutcome } from './uplink';
 
@@ -42,12 +41,13 @@ export interface OutputState {
 
 /** What the uplink asks of the outputs. */
 export interface Outputs {
-  /** A read is due. */
-  due(): boolean;
+  /** A read is due (kept by the outputs' own timer: no function to call). */
+  due: boolean;
   /** Reads the most overdue output's source and applies what it holds. */
   read(): Promise<WriteOutcome>;
   stop(): void;
-  list(): OutputState[];
+  /** Every output, in the order of the config. */
+  list: OutputState[];
 }
 
 interface Slot extends OutputState {
@@ -59,12 +59,16 @@ interface Slot extends OutputState {
   seen: string[];
 }
 
+// On the device's engine every function costs its bytecode (~77 B and up)
+// for as long as outputs run, and a regular expression literal its compiled
+// form: single-use helpers are written inline, numbers are checked by hand.
+
 /** A level as a person reads it: on/off, or a duty in percent. */
 const show = (s: Slot, v: number): string => (s.c.kind === 'pwm' ? Math.round(v * 1000) / 10 + '%' : v ? 'on' : 'off');
 
 /**
  * The level `raw` asks for, or why it is refused. Strings are trimmed;
- * nothing is guessed: '1.0' is not a digital level, '50%' not a duty.
+ * nothing is guessed: '1.0' is not a digital level, '50%' or '0x10' not a duty.
  */
 export function levelOf(c: OutputConfig, raw: unknown): number | string {
   let t = typeof raw === 'string' ? raw.trim().toLowerCase() : raw;
@@ -73,49 +77,11 @@ export function levelOf(c: OutputConfig, raw: unknown): number | string {
     if (t === false || t === 0 || t === '0' || t === 'off' || t === 'false') return 0;
     return 'not a digital level (0/1, on/off, true/false)';
   }
-  if (typeof t === 'string' && /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/.test(t)) t = Number(t);
+  // Number() alone would take '' as 0 and read hex, octal and binary.
+  if (typeof t === 'string' && t && t.indexOf('x') < 0 && t.indexOf('o') < 0 && t.indexOf('b') < 0) t = Number(t);
   if (typeof t !== 'number' || !isFinite(t)) return 'not a number';
   const d = t / (c.scale || 1);
   return d >= 0 && d <= 1 ? d : 'duty ' + d + ' is outside 0..1';
-}
-
-/** A value as it may be logged: quoted and escaped (one line), short, a long word masked (it could be a key). */
-function shown(raw: unknown): string {
-  const s = typeof raw === 'string' ? raw : String(JSON.stringify(raw));
-  if (s.length >= 12 && s.indexOf(' ') < 0) return maskSecret(s);
-  const q = String(JSON.stringify(s));
-  return q.length > 26 ? q.slice(0, 25) + '…' : q;
-}
-
-/**
- * A Value device's text: the bare text; a JSON string, number or boolean,
- * or an object's value/data field, are taken as what they hold (a service
- * may quote it). A JSON device's field: `a.b` walks nested objects.
- */
-function pick(c: OutputConfig, body: string): Found<unknown> {
-  const t = body.trim();
-  let v: unknown = t;
-  if (c.field || /^[{"[]/.test(t)) {
-    try {
-      v = t ? JSON.parse(t) : {};
-    } catch {
-      if (c.field) return { ok: false, error: 'invalid JSON', note: describeBody(body) };
-    }
-  }
-  if (c.field) {
-    const path = c.field.split('.');
-    for (let i = 0; i < path.length; i++) {
-      v = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[path[i] as string] : undefined;
-    }
-    return { ok: true, value: v === undefined ? undefined : v, note: '' };
-  }
-  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-    const o = v as Record<string, unknown>;
-    v = o.value !== undefined ? o.value : o.data !== undefined ? o.data : t;
-  }
-  // The value read carries the error rule of the spec; a JSON device's own data does not.
-  const e = errorSignal(t);
-  return e ? { ok: false, error: e, note: describeBody(body) } : { ok: true, value: v, note: '' };
 }
 
 export function createOutputs(o: {
@@ -129,7 +95,6 @@ export function createOutputs(o: {
   /** A read is due: the uplink sends it once no reading is queued. Reads no `this`. */
   wake: () => void;
 }): Outputs {
-  const now = o.clock.uptimeMs();
   const all: Slot[] = [];
   let timer: TimerId | undefined;
   let stopped = false;
@@ -155,12 +120,13 @@ export function createOutputs(o: {
     let due = false;
     for (let i = 0; i < all.length; i++) {
       const s = all[i] as Slot;
-      if (!s.safe && t - (s.goodAt as number) >= s.c.failsafeMs) {
+      const end = (s.goodAt as number) + s.c.failsafeMs;
+      if (!s.safe && t >= end) {
         s.safe = true;
         o.log.error('output ' + s.c.name + ': no good read for ' + Math.round((t - (s.goodAt as number)) / 1000) + ' s; holding the safe level ' + show(s, s.c.safe));
         drive(s, s.c.safe, 'failsafe');
       }
-      if (!s.safe && (s.goodAt as number) + s.c.failsafeMs < next) next = (s.goodAt as number) + s.c.failsafeMs;
+      if (!s.safe && end < next) next = end;
       if (s.at <= t) due = true;
       else if (s.at < next) next = s.at;
     }
@@ -171,58 +137,81 @@ export function createOutputs(o: {
         arm();
       }, next - t);
     }
+    api.due = due;
     if (due) o.wake();
   }
 
-  for (let i = 0; i < o.outputs.length; i++) {
-    const c = o.outputs[i] as OutputConfig;
-    const s: Slot = {
-      c, level: -1, safe: true, reads: 0, failures: 0, refused: 0, seen: [], at: now,
-      o: c.kind === 'pwm' ? o.pins.pwmOut(c.pin, c.freqHz || 1000) : o.pins.digitalOut(c.pin),
-    };
-    drive(s, c.safe, '');
-    o.log.info('output ' + c.name + ': GP' + c.pin + ' holds ' + show(s, c.safe) + ' until the first good read');
-    all.push(s);
-  }
-
-  return {
-    due() {
-      const t = o.clock.uptimeMs();
-      for (let i = 0; i < all.length; i++) if ((all[i] as Slot).at <= t) return true;
-      return false;
-    },
+  const api: Outputs = {
+    // Every output is read at once after the start.
+    due: true,
+    list: all,
     async read() {
       let s: Slot | undefined;
       for (let i = 0; i < all.length; i++) if (!s || (all[i] as Slot).at < s.at) s = all[i];
-      if (!s) return { kind: 'reject', reason: 'no output', bytesSent: 0 };
-      const c = s.c;
-      s.at = o.clock.uptimeMs() + c.pollMs;
+      const c = (s as Slot).c;
+      (s as Slot).at = o.clock.uptimeMs() + c.pollMs;
       const r = await o.client.call({
         op: c.field ? 'showdevicejson' : 'showdevicevalue',
         segments: devSegments({ apiKey: o.apiKey, deviceId: c.sourceId, devicePin: c.sourcePin }),
         secrets: [o.apiKey],
-        read: (body) => pick(c, body),
+        // A Value device's text as it is; a JSON string, number or boolean,
+        // or an object's value/data field, as what they hold (a service may
+        // quote it). A JSON device's field: `a.b` walks nested objects.
+        read(body) {
+          const t = body.trim();
+          let v: unknown = t;
+          const f = c.field;
+          if (f || (t && '{"['.indexOf(t.charAt(0)) >= 0)) {
+            try {
+              v = t ? JSON.parse(t) : {};
+            } catch {
+              if (f) return { ok: false, error: 'invalid JSON', note: describeBody(body) };
+            }
+          }
+          const path = f ? f.split('.') : ['value', 'data'];
+          let w: unknown = v;
+          for (let i = 0; i < path.length; i++) {
+            const x = w !== null && typeof w === 'object' && !Array.isArray(w) ? (w as Record<string, unknown>)[path[i] as string] : undefined;
+            // A value read takes the object's first of value, data (or the text).
+            if (f) w = x;
+            else if (x !== undefined) return { ok: true, value: x, note: '' };
+          }
+          if (f) return { ok: true, value: w, note: '' };
+          // The value read carries the error rule of the spec; a JSON device's own data does not.
+          const e = errorSignal(t);
+          return e ? { ok: false, error: e, note: describeBody(body) } : { ok: true, value: v !== null && typeof v === 'object' ? t : v, note: '' };
+        },
       });
       if (stopped) return r;
+      const z = s as Slot;
       if (r.kind !== 'ok') {
-        s.failures++;
-        if (r.reason !== s.lastError) o.log.error('output ' + c.name + ': source not read: ' + r.reason);
-        s.lastError = r.reason;
+        z.failures++;
+        if (r.reason !== z.lastError) o.log.error('output ' + c.name + ': source not read: ' + r.reason);
+        z.lastError = r.reason;
       } else {
-        s.reads++;
+        z.reads++;
         const v = levelOf(c, r.value);
         if (typeof v === 'number') {
-          s.goodAt = o.clock.uptimeMs();
-          s.safe = false;
-          drive(s, v, 'source ' + c.sourceId);
+          z.goodAt = o.clock.uptimeMs();
+          z.safe = false;
+          drive(z, v, 'source ' + c.sourceId);
         } else {
-          s.refused++;
-          const what = r.value === undefined ? 'no field ' + c.field : shown(r.value);
-          s.lastError = 'refused ' + what + ': ' + v;
-          if (s.seen.indexOf(what) < 0) {
-            s.seen.push(what);
-            if (s.seen.length > 4) s.seen.shift();
-            o.log.error('output ' + c.name + ': ' + s.lastError + '; keeping ' + show(s, s.level));
+          z.refused++;
+          // As logged: quoted and escaped (one line), short; a long word
+          // masked, as it could be a key.
+          const raw = r.value;
+          let what = typeof raw === 'string' ? raw : String(JSON.stringify(raw));
+          if (raw === undefined) what = 'no field ' + c.field;
+          else if (what.length >= 12 && what.indexOf(' ') < 0) what = maskSecret(what);
+          else {
+            what = String(JSON.stringify(what));
+            if (what.length > 26) what = what.slice(0, 25) + '…';
+          }
+          z.lastError = 'refused ' + what + ': ' + v;
+          if (z.seen.indexOf(what) < 0) {
+            z.seen.push(what);
+            if (z.seen.length > 4) z.seen.shift();
+            o.log.error('output ' + c.name + ': ' + z.lastError + '; keeping ' + show(z, z.level));
           }
         }
       }
@@ -234,6 +223,18 @@ export function createOutputs(o: {
       arm();
       for (let i = 0; i < all.length; i++) (all[i] as Slot).o.close();
     },
-    list: () => all,
   };
+
+  const now = o.clock.uptimeMs();
+  for (let i = 0; i < o.outputs.length; i++) {
+    const c = o.outputs[i] as OutputConfig;
+    const s: Slot = {
+      c, level: -1, safe: true, reads: 0, failures: 0, refused: 0, seen: [], at: now,
+      o: c.kind === 'pwm' ? o.pins.pwmOut(c.pin, c.freqHz || 1000) : o.pins.digitalOut(c.pin),
+    };
+    drive(s, c.safe, '');
+    o.log.info('output ' + c.name + ': GP' + c.pin + ' holds ' + show(s, c.safe) + ' until the first good read');
+    all.push(s);
+  }
+  return api;
 }

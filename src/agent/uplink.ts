@@ -137,7 +137,7 @@ export function createUplink(o: {
       // Then an output's source, when a read is due: never while a backlog
       // drains, and a reading queued meanwhile waits for this one request.
       const outs = head || rep ? undefined : o.outputs;
-      const read = !!outs && outs.due();
+      const read = !!outs && outs.due;
       if (!head && !rep && !read) {
         attempt = 0;
         // Records of one sample group arrive a few ms apart: switch the radio

@@ -4,14 +4,12 @@
 // expression of its own code, taking the resident program's shared table.
 import type { AgentPart } from '../agent/part';
 import agent from '../agent/part';
-import { createOutputs } from '../agent/outputs';
 import type { Shared } from '../shared';
 
 export interface PartTable {
   agent?: (shared: Shared) => AgentPart;
-  outputs?: (shared: Shared) => typeof createOutputs;
 }
 
-export const TABLE: PartTable = { agent: () => agent, outputs: () => createOutputs };
+export const TABLE: PartTable = { agent: () => agent };
 /** True where letting a part go frees its code (the device bundle). */
 export const FREES = false;

@@ -41,7 +41,7 @@ function setup(outputs: OutputConfig[], answer: (c: Call<unknown>, n: number) =>
   /** What the uplink does: a read whenever one is due. */
   const poll = async (ms: number, step = 1000): Promise<void> => {
     for (let t = 0; t < ms; t += step) {
-      while (o.due()) await o.read();
+      while (o.due) await o.read();
       await time.advance(step);
     }
   };
@@ -73,12 +73,12 @@ describe('outputs', () => {
   it('holds the safe level from the start, and follows the source from the first good read', async () => {
     const r = setup([out({ safe: 1 })], () => '0');
     expect(r.pin(16)).toMatchObject({ kind: 'digital', level: 1, writes: 1 });
-    expect(r.o.list()[0]).toMatchObject({ safe: true, level: 1 });
-    expect(r.o.list()[0]!.goodAt).toBeUndefined();
+    expect(r.o.list[0]).toMatchObject({ safe: true, level: 1 });
+    expect(r.o.list[0]!.goodAt).toBeUndefined();
     expect(r.info).toContain('output relay: GP16 holds on until the first good read');
     await r.poll(1000);
     expect(r.pin(16)?.level).toBe(0);
-    expect(r.o.list()[0]).toMatchObject({ safe: false, level: 0, reads: 1, goodAt: 0 });
+    expect(r.o.list[0]).toMatchObject({ safe: false, level: 0, reads: 1, goodAt: 0 });
     expect(r.info).toContain('output relay: on -> off (source 7)');
     // Read as a Value device: showdevicevalue with the source's id and PIN.
     expect(r.calls[0]!.op).toBe('showdevicevalue');
@@ -104,7 +104,7 @@ describe('outputs', () => {
     expect(r.pin(16)!.level).toBe(1);
     await r.poll(1000);
     // The output is on (1): the pin is low.
-    expect(r.o.list()[0]!.level).toBe(1);
+    expect(r.o.list[0]!.level).toBe(1);
     expect(r.pin(16)!.level).toBe(0);
   });
 
@@ -112,7 +112,7 @@ describe('outputs', () => {
     const script = ['1', 'maybe', 'maybe', '2', 'maybe', KEY, KEY, '1'];
     const r = setup([out()], (_c, n) => script[Math.min(n, script.length) - 1]!);
     await r.poll(40000);
-    const s = r.o.list()[0]!;
+    const s = r.o.list[0]!;
     expect(s.refused).toBe(6);
     expect(s.level).toBe(1);
     expect(r.pin(16)?.writes).toBe(2);
@@ -130,7 +130,7 @@ describe('outputs', () => {
     const r = setup([out({ field: 'vents.north' })], (_c, n) => bodies[Math.min(n, bodies.length) - 1]!);
     await r.poll(30000);
     expect(r.calls.every((c) => c.op === 'showdevicejson')).toBe(true);
-    const s = r.o.list()[0]!;
+    const s = r.o.list[0]!;
     expect(s.level).toBe(0);
     expect(s.refused).toBe(3);
     expect(s.failures).toBe(1);
@@ -144,16 +144,16 @@ describe('outputs', () => {
     const levels: number[] = [];
     for (let i = 0; i < 4; i++) {
       await r.poll(5000);
-      levels.push(r.o.list()[0]!.level);
+      levels.push(r.o.list[0]!.level);
     }
     expect(levels).toEqual([1, 0, 1, 0]);
-    expect(r.o.list()[0]!.refused).toBe(0);
+    expect(r.o.list[0]!.refused).toBe(0);
   });
 
   it('treats a value read that reads as an error as a failed read, not a value', async () => {
     const r = setup([out()], () => 'Error: device not found');
     await r.poll(1000);
-    expect(r.o.list()[0]).toMatchObject({ failures: 1, refused: 0, reads: 0, safe: true });
+    expect(r.o.list[0]).toMatchObject({ failures: 1, refused: 0, reads: 0, safe: true });
     expect(r.errors[0]).toMatch(/^output relay: source not read: text reads as an error/);
   });
 
@@ -166,18 +166,18 @@ describe('outputs', () => {
     failing = true;
     await r.poll(28000);
     expect(r.pin(16)?.level).toBe(1);
-    expect(r.o.list()[0]!.safe).toBe(false);
+    expect(r.o.list[0]!.safe).toBe(false);
     await r.poll(3000);
     // 30 s after the last good read (at 0 s).
     expect(r.pin(16)?.level).toBe(0);
-    expect(r.o.list()[0]).toMatchObject({ safe: true, lastError: 'connect: refused' });
+    expect(r.o.list[0]).toMatchObject({ safe: true, lastError: 'connect: refused' });
     expect(r.errors).toContain('output relay: no good read for 30 s; holding the safe level off');
     // Failures logged once per distinct reason, not once per read.
     expect(r.errors.filter((l) => l.includes('source not read')).length).toBe(1);
     failing = false;
     await r.poll(6000);
     expect(r.pin(16)?.level).toBe(1);
-    expect(r.o.list()[0]!.safe).toBe(false);
+    expect(r.o.list[0]!.safe).toBe(false);
   });
 
   it('runs the failsafe clock even when no read is made (a backlog draining, the link down)', async () => {
@@ -187,7 +187,7 @@ describe('outputs', () => {
     // No reads at all from here: only the outputs' own timer.
     await r.time.advance(25000);
     expect(r.pin(16)?.level).toBe(1);
-    expect(r.o.list()[0]!.safe).toBe(true);
+    expect(r.o.list[0]!.safe).toBe(true);
     expect(r.wakes()).toBeGreaterThan(0);
   });
 

@@ -74,7 +74,7 @@ describe('help() with another topic', () => {
   it('prints the command list for any topic but keys', () => {
     const { b } = fresh();
     expect(said(b, () => b.cmd.help!('wifi'))).toEqual(said(b, () => b.cmd.help!()));
-    expect(said(b, () => b.cmd.help!())).toHaveLength(16);
+    expect(said(b, () => b.cmd.help!())).toHaveLength(18);
     b.rt.stop();
   });
 });

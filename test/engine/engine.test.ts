@@ -12,6 +12,8 @@ import { runCollect } from '../../scripts/engine/collect';
 import { runHttpFaults } from '../../scripts/engine/http-faults';
 import { engineCommand } from '../../scripts/engine/lib';
 import { runTimers } from '../../scripts/engine/timers';
+import { referenceConfig } from '../../scripts/bench/timer-ids';
+import { toSaved } from '../../src/config/saved';
 
 const engine = process.env['KALUMA_ENGINE'];
 const how = engine && existsSync(engine) ? engineCommand(engine) : 'set KALUMA_ENGINE to the device runtime built for the PC';
@@ -71,5 +73,33 @@ describe.skipIf(!usable)('on the device engine', () => {
     const [before, after] = [r.mems[0], r.mems[r.mems.length - 1]];
     expect(r.mems.length).toBeGreaterThanOrEqual(2);
     expect(after!.occupied - before!.occupied).toBeLessThan(2048);
+  }, 120000);
+
+  it('the unmodified bundle with two outputs: each follows its control device on the stand-in service, and status() shows them', async () => {
+    const c = referenceConfig();
+    // The stand-in changes both stored values at every other read (scripts/engine/board.entry.ts).
+    c.outputs = [
+      { name: 'relay', kind: 'digital', pin: 16, sourceId: 8, sourcePin: 8, field: '', pollMs: 5000, safe: 0, failsafeMs: 600000, invert: false },
+      { name: 'vent', kind: 'pwm', pin: 18, sourceId: 10, sourcePin: 10, field: 'vent', pollMs: 5000, safe: 0, failsafeMs: 600000, freqHz: 1000, scale: 100 },
+    ];
+    const r = await runBoard(engine!, {
+      name: 'engine-test-outputs',
+      seconds: 60,
+      periodMs: 1000,
+      config: toSaved(c),
+      // The first boot checks the flashed config and restarts into the agent.
+      typed: [{ atMs: 14000, line: 'status()' }],
+      typedOnBoot: 2,
+      until: (ms) => ms.length >= 18,
+    });
+    const out = r.run.stdout;
+    expect(r.died).toBe(false);
+    expect(out).not.toMatch(/SyntaxError|TypeError|ReferenceError/);
+    expect(out).toContain('output relay: GP16 holds off until the first good read');
+    expect(out).toContain('output vent: 0% -> 75% (source 10)');
+    expect(out).toContain('output relay: off -> on (source 8)');
+    expect(out).toContain('output relay: on -> off (source 8)');
+    expect(out).toMatch(/output {4}relay GP16 (on|off), source 8, good read \d+ s ago/);
+    expect(out).toMatch(/output {4}vent GP18 (75|20)%, source 10\.vent/);
   }, 120000);
 });

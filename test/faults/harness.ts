@@ -193,12 +193,14 @@ export class Rig {
     const made = createAgent({
       p, config: this.o.config, queue: this.queue, bootId: this.bootId,
       writer: typeof w === 'function' ? w(this) : w,
-      makeOutputs: createOutputs,
       reader: this.o.reader ? this.o.reader(this) : undefined,
     });
     if (!made.ok) throw new Error(made.error);
     this.agent = made.agent;
     this.agent.start();
+    // As the runtime does once the boot is done (src/runtime.ts, attachOutputs).
+    const e = this.agent.attach(createOutputs);
+    if (e) throw new Error(e);
     const h = this.o.health;
     if (h) {
       const agent = this.agent;

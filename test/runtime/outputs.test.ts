@@ -20,8 +20,11 @@ describe('an output in the saved config', () => {
     const b = board.boot();
     expect(b.rt.mode()).toBe('running');
     const pin = () => (b.p.pins as SimPins).outputs().find((x) => x.pin === 16);
-    // Safe (off) from the start, until the first read.
-    expect(pin()).toMatchObject({ kind: 'digital', level: 0 });
+    // Made once the boot is done (cold code on the board), safe (off) until the first read.
+    expect(pin()).toBeUndefined();
+    expect(b.out()).not.toContain('output pump: GP16 holds off until the first good read');
+    await b.run(1);
+    expect(b.out()).toContain('output pump: GP16 holds off until the first good read');
     await b.run(3000);
     expect(pin()?.level).toBe(1);
     expect(b.out()).toContain('output pump: off -> on (source ' + control.id + ')');
