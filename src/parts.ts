@@ -23,7 +23,7 @@ export function part<N extends keyof PartTable>(name: N, release?: boolean): Mad
   if (release) {
     if (FREES) made[name] = TABLE[name] = undefined;
   } else if (!made[name] && make) {
-    made[name] = make(sharedTable()) as Made[N];
+    made[name] = make(sharedTable());
     // The function's own code (its modules' start-up) is not needed again.
     if (FREES) TABLE[name] = undefined;
   }
