@@ -72,15 +72,23 @@ export function provisionCommands(c: Ctx): Commands {
     provision(email: unknown, password: unknown, deviceName: unknown, format: unknown) {
       if (typeof email !== 'string' || email.indexOf('@') < 1) return fail('provision: email must be an address like me@example.com');
       if (typeof password !== 'string' || !password) return fail('provision: password must be a non-empty string');
+      // 'output.<name>' makes the control device of that output (its source).
+      const output = typeof deviceName === 'string' && deviceName.indexOf('output.') === 0 ? deviceName.slice(7) : undefined;
+      if (output !== undefined) deviceName = output;
       if (typeof deviceName !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,15}$/.test(deviceName)) {
         return fail('provision: deviceName must be 1-16 letters, digits or _, not starting with a digit');
       }
       if (typeof format !== 'string' || DATA_FORMATS.indexOf(format as DataFormat) < 0) return fail('provision: format must be Value, JSON or XML');
       // The name 'health' makes the device for the agent's health reports (health.id, health.pin).
-      const health = deviceName === 'health';
+      const health = deviceName === 'health' && output === undefined;
       if (health && format !== 'JSON') return fail('provision: the health device is a JSON device');
+      if (output !== undefined) {
+        const o = rt.pending().outputs.filter((x) => x.name === output)[0];
+        if (!o) return fail('provision: no output ' + output + "; create it first, e.g. set('output." + output + "', {kind: 'digital', pin: 16, sourceId: 1, sourcePin: 0})");
+        if (format === 'XML' || (format === 'JSON') !== !!o.field) return fail('provision: output ' + output + (o.field ? ' reads field ' + o.field + ' of a JSON device' : ' reads a Value device (its field is empty)'));
+      }
       const names = rt.pending().sensors.map((s) => s.name);
-      if (!names.length && !health) return fail("provision: add a sensor first, e.g. set('sensor.temp.kind', 'temperature')");
+      if (!names.length && !health && output === undefined) return fail("provision: add a sensor first, e.g. set('sensor.temp.kind', 'temperature')");
       const sensors = format === 'Value' ? [names[0] as string] : names;
       out('provision: creating ' + format + ' device ' + deviceName + ' for ' + email);
       const existing = rt.pending().service.apiKey;
@@ -92,7 +100,14 @@ export function provisionCommands(c: Ctx): Commands {
         )
         .then((r): Settings | undefined => {
           if (!r.ok) return void fail('provision: ' + r.error);
-          out('provision: device ' + r.deviceId + ' (' + format + (health ? ', health reports' : ', sensors ' + sensors.join(',')) + '), API key ' + maskSecret(r.apiKey));
+          out('provision: device ' + r.deviceId + ' (' + format + (health ? ', health reports' : output !== undefined ? ', the source of output ' + output : ', sensors ' + sensors.join(',')) + '), API key ' + maskSecret(r.apiKey));
+          if (output !== undefined) {
+            return [
+              ['service.apiKey', r.apiKey],
+              ['output.' + output + '.sourceId', r.deviceId],
+              ['output.' + output + '.sourcePin', r.devicePin],
+            ];
+          }
           // Set by set(), whose module (the editor and the whole validation)
           // is loaded once this one is let go: together they would need
           // more heap than a running agent leaves.

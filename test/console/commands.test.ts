@@ -74,7 +74,7 @@ describe('help() with another topic', () => {
   it('prints the command list for any topic but keys', () => {
     const { b } = fresh();
     expect(said(b, () => b.cmd.help!('wifi'))).toEqual(said(b, () => b.cmd.help!()));
-    expect(said(b, () => b.cmd.help!())).toHaveLength(18);
+    expect(said(b, () => b.cmd.help!())).toHaveLength(19);
     b.rt.stop();
   });
 });
@@ -585,6 +585,26 @@ describe('provision()', () => {
     expect(pending.devices).toEqual([]);
     expect(b.out().filter((l) => / set; /.test(l))).toEqual(['service.apiKey set; save() to apply', 'health.id set; save() to apply', 'health.pin set; save() to apply']);
     expect(b.out()).toContain('provision: device ' + pending.health.id + ' (JSON, health reports), API key ' + pending.service.apiKey.slice(0, 4) + '…(32)');
+  });
+
+  it("'output.<name>' makes the control device of an existing output and sets its sourceId and sourcePin", async () => {
+    const board = new Board();
+    board.save(unprovisioned(service.svc.url));
+    const b = board.boot();
+    b.cmd.provision!('out@example.com', 'pw-output-01', 'output.pump', 'Value');
+    expect(b.p.errors).toEqual(["provision: no output pump; create it first, e.g. set('output.pump', {kind: 'digital', pin: 16, sourceId: 1, sourcePin: 0})"]);
+    b.cmd.set!('output.pump', { kind: 'digital', pin: 16, sourceId: 1, sourcePin: 0 });
+    b.cmd.provision!('out@example.com', 'pw-output-01', 'output.pump', 'JSON');
+    expect(b.p.errors[1]).toBe('provision: output pump reads a Value device (its field is empty)');
+    b.cmd.provision!('out@example.com', 'pw-output-01', 'output.pump', 'Value');
+    await until(() => b.out().some((l) => l.startsWith('output.pump.sourcePin set')), 'the control device');
+    const pending = b.rt.pending();
+    const o = pending.outputs[0]!;
+    expect(o.sourceId).toBeGreaterThan(1);
+    expect(o.sourcePin).toBeGreaterThan(0);
+    expect(pending.devices).toEqual([]);
+    expect(b.out()).toContain('provision: device ' + o.sourceId + ' (Value, the source of output pump), API key ' + pending.service.apiKey.slice(0, 4) + '…(32)');
+    expect(b.p.errors).toHaveLength(2);
   });
 
   it('reports a wrong account password in one line without a trace of it', async () => {
