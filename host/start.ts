@@ -25,7 +25,7 @@ import type { DataFormat } from '../src/model';
 import { createHttpClient } from '../src/net/http';
 import { boot } from '../src/runtime';
 import type { Runtime } from '../src/runtime';
-import type { createOutputs } from '../src/agent/outputs';
+import type { attachOutputs } from '../src/agent/outputs';
 import { createServiceOps } from '../src/service/reads';
 import { buildBundle } from '../scripts/build';
 import { createHostPlatform } from './platform';
@@ -225,7 +225,7 @@ async function main(): Promise<void> {
       },
       // So are the outputs (the relay on GP16).
       outputs: () => {
-        const m = cold.load<typeof createOutputs>('outputs');
+        const m = cold.load<typeof attachOutputs>('outputs');
         return m.ok ? m.value : m.error;
       },
       onDelivered: (d) => {

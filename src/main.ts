@@ -4,7 +4,7 @@
 // top-level exception unloads the whole program.
 import { createColdLoader } from './cold';
 import type { ConfigCodec } from './config/store';
-import type { createOutputs } from './agent/outputs';
+import type { attachOutputs } from './agent/outputs';
 import { exposeCommands } from './console/stubs';
 import { createKalumaPlatform } from './ports/kaluma/index';
 import { nextTurn } from './ports/kaluma/time';
@@ -64,8 +64,8 @@ try {
     return undefined;
   };
   // The outputs' maker, for a config with outputs: loaded once, kept while they run.
-  const outputs = (): typeof createOutputs | string => {
-    const m = cold.load<typeof createOutputs>('outputs');
+  const outputs = (): typeof attachOutputs | string => {
+    const m = cold.load<typeof attachOutputs>('outputs');
     return m.ok ? m.value : m.error;
   };
   const start = (b: typeof bootWith, s: typeof createConfigStore, o: typeof openBootState, x: typeof exposeCommands): void => {

@@ -5,29 +5,27 @@
 // dropped function's code goes back to the heap, only its names stay in the
 // literal storage). So a boot that does not run the agent lets its part go,
 // and the console gets that heap; running the agent later takes a restart.
-import type { PartTable } from './parts/table';
+import type { AgentPart } from './agent/part';
 import { FREES, TABLE } from './parts/table';
 import { sharedTable } from './shared';
 
-type Made = { [N in keyof PartTable]?: ReturnType<NonNullable<PartTable[N]>> };
-const made: Made = {};
+let agent: AgentPart | undefined;
 
 /**
- * A part's code (its default export): undefined once let go (the board must
- * restart to run it again). `release` lets it go where that frees it (the
- * device); on the host it stays. One function for every part: each costs
- * heap for good.
+ * The agent's code: undefined once let go (the board must restart to run the
+ * agent). `release` lets it go where that frees it (the device); on the host
+ * it stays. One function for both: each costs heap for good.
  */
-export function part<N extends keyof PartTable>(name: N, release?: boolean): Made[N] {
-  const make = TABLE[name];
+export function agentPart(release?: boolean): AgentPart | undefined {
+  const make = TABLE.agent;
   if (release) {
-    if (FREES) made[name] = TABLE[name] = undefined;
-  } else if (!made[name] && make) {
-    made[name] = make(sharedTable());
+    if (FREES) agent = TABLE.agent = undefined;
+  } else if (!agent && make) {
+    agent = make(sharedTable());
     // The function's own code (its modules' start-up) is not needed again.
-    if (FREES) TABLE[name] = undefined;
+    if (FREES) TABLE.agent = undefined;
   }
-  return made[name];
+  return agent;
 }
 
 /**

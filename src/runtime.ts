@@ -9,7 +9,7 @@ import { openBootState } from './agent/bootstate';
 import type { BootState } from './agent/bootstate';
 import { createLed } from './agent/led';
 import type { Led } from './agent/led';
-import type { createOutputs } from './agent/outputs';
+import type { attachOutputs as AttachOutputs } from './agent/outputs';
 import type { Delivery } from './agent/uplink';
 import type { WatchdogFeeder } from './agent/watchdog';
 import { getBoard } from './board';
@@ -22,7 +22,7 @@ import type { Platform, TimerId } from './ports/ports';
 import type { Outbox } from './queue/types';
 import { OUTBOX_DIR } from './queue/dir';
 import { VERSION } from './version';
-import { part, spent } from './parts';
+import { agentPart, spent } from './parts';
 
 // Constants are a const enum, put in place by the build: a module-level
 // const would be a binding on the heap for good.
@@ -110,10 +110,10 @@ export interface RuntimeHooks {
    */
   report?: (rt: Runtime) => string | undefined;
   /**
-   * The outputs' maker (src/agent/outputs.ts, cold code on the board), or
-   * why it cannot be loaded now.
+   * What gives the agent its outputs (src/agent/outputs.ts, cold code on the
+   * board), or why it cannot be loaded now.
    */
-  outputs?: () => typeof createOutputs | string;
+  outputs?: () => typeof AttachOutputs | string;
 }
 
 /** bootWith() with the config store's and the boot state's own makers: the host and the tests. */
@@ -154,7 +154,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   // No config: the agent cannot run on this boot, so its code goes now, not
   // at the end of the boot (this frees it only where the boot runs after
   // the program's top level: src/main.ts).
-  if (loaded.source === 'defaults' && !loaded.unchecked) part('agent', true);
+  if (loaded.source === 'defaults' && !loaded.unchecked) agentPart(true);
   const state = openState({ files: p.files, safeModeBoots: config.agent.safeModeBoots, log });
   log.info('pico-data-agent ' + VERSION + ' on ' + p.system.boardName() + ' ' + p.system.boardUid() + ', boot ' + state.bootId);
 
@@ -226,7 +226,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
 
   function armWatchdog(): void {
     if (feeder || !config.agent.watchdog) return;
-    const code = part('agent');
+    const code = agentPart();
     if (!code) return;
     const board = getBoard(config.board);
     feeder = code.createWatchdogFeeder({
@@ -293,7 +293,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
     const make = hooks.outputs();
     if (typeof make === 'string') return log.error('outputs: ' + make + '; trying again in ' + K.TickMs / 1000 + ' s');
     outputsDone = true;
-    const e = agent.attach(make);
+    const e = make(agent, config, p);
     if (e) log.error('outputs: ' + e);
   }
 
@@ -306,7 +306,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       if (led) led.show('off');
       return;
     }
-    const code = part('agent');
+    const code = agentPart();
     // The agent's maker is let go once the agent runs (below): its code was
     // 1.0 KB of the running agent's heap on the device's engine. So a change
     // of config, a revert to the last known good one (both saved first) or
@@ -509,7 +509,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   if (rt.mode() !== 'running') {
     // The agent's code is not needed before a save or resume(), and those
     // restart the board: its heap goes to the console (src/parts.ts).
-    part('agent', true);
+    agentPart(true);
     log.info('agent: ' + (rt.mode() === 'safe' ? 'SAFE MODE: ' : 'console only: ') + why);
     log.info(rt.mode() === 'safe' ? 'type resume() to start the agent, or fix the config first (config(), set(), save())' : "type help() for the commands, e.g. set('wifi.ssid', 'my-net')");
   }

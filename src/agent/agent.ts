@@ -18,7 +18,7 @@ import { createSampler } from './sampler';
 import type { SampledSensor, Sampler, SampleEvent } from './sampler';
 import { createTimeKeeper } from './time';
 import type { TimeKeeper } from './time';
-import type { createOutputs, Outputs } from './outputs';
+import type { Outputs } from './outputs';
 import { createUplink } from './uplink';
 import type { Delivery, Uplink, Writer } from './uplink';
 
@@ -48,13 +48,11 @@ export interface Agent {
   /** The HTTP client under `client`, for its failure counts. */
   readonly http: HttpClient;
   readonly queue: Outbox;
-  /** Outputs driven by stored values; undefined when none is configured (or not attached yet). */
-  outputs?: Outputs;
   /**
-   * Makes the config's outputs with `make` (cold code on the board) and lets
-   * the uplink read their sources; an error line when a pin is refused.
+   * Outputs driven by stored values, set by their cold code once the agent
+   * runs (src/agent/outputs.ts, attachOutputs); undefined without any.
    */
-  attach(make: typeof createOutputs): string | undefined;
+  outputs?: Outputs;
   start(): void;
   stop(): void;
   running(): boolean;
@@ -73,8 +71,6 @@ export function createAgent(o: {
   onDelivered?: (d: Delivery) => void;
   /** Each Delivery carries its body (see Uplink's keepBody). */
   keepBody?: boolean;
-  /** Read path override for the outputs (tests); the service client otherwise. */
-  reader?: Pick<ServiceClient, 'call'>;
 }): AgentResult {
   const { p, config } = o;
   const lim = config.agent;
@@ -105,9 +101,7 @@ export function createAgent(o: {
       }
     }
   }
-  let outputs: Outputs | undefined;
-  // Kept: the outputs join it once made (below), with the uplink's own wake().
-  const up: Parameters<typeof createUplink>[0] = {
+  const uplink = createUplink({
     queue: o.queue,
     writer: o.writer || client,
     devices: config.devices,
@@ -140,8 +134,7 @@ export function createAgent(o: {
     },
     onDelivered: o.onDelivered,
     keepBody: o.keepBody,
-  };
-  const uplink = createUplink(up);
+  });
   const sensors: Sensor[] = [];
   const assembler = createAssembler({
     devices: config.devices, queue: o.queue, clock: p.clock, timers: p.timers, time, bootId: o.bootId, log: p.log,
@@ -175,20 +168,6 @@ export function createAgent(o: {
   let on = false;
   const agent: Agent = {
     sampler, uplink, link, time, client, http, queue: o.queue,
-    attach(make) {
-      if (!on || outputs || !config.outputs.length) return undefined;
-      try {
-        outputs = agent.outputs = up.outputs = make({
-          outputs: config.outputs, client: o.reader || client, apiKey: config.service.apiKey, pins: p.pins, clock: p.clock, timers: p.timers, log: p.log,
-          wake: uplink.wake,
-        });
-      } catch (e) {
-        // A pin the platform refuses: the agent goes on without its outputs.
-        return 'setup failed: ' + String(e);
-      }
-      uplink.wake();
-      return undefined;
-    },
     start() {
       if (on) return;
       on = true;
@@ -201,7 +180,7 @@ export function createAgent(o: {
       sampler.stop();
       assembler.stop();
       uplink.stop();
-      if (outputs) outputs.stop();
+      if (agent.outputs) agent.outputs.stop();
       for (const s of sensors) s.close();
     },
     running: () => on,

@@ -15,8 +15,9 @@
 //
 // Its own part of the program (src/parts.ts): a board with no output
 // configured lets this code go at boot.
-import type { OutputConfig } from '../config/types';
-import type { Clock, DigitalOut, Log, Pins, PwmOut, TimerId, Timers } from '../ports/ports';
+import type { AgentConfig, OutputConfig } from '../config/types';
+import type { Clock, DigitalOut, Log, Pins, Platform, PwmOut, TimerId, Timers } from '../ports/ports';
+import type { Agent } from './agent';
 import type { ServiceClient } from '../service/client';
 import { devSegments, maskSecret } from '../service/client';
 import { describeBody, errorSignal } from '../service/parse';
@@ -237,4 +238,25 @@ export function createOutputs(o: {
     all.push(s);
   }
   return api;
+}
+
+/**
+ * Gives the running agent its outputs: made over its service client, read
+ * through its uplink, stopped with it. The cold module's default export, so
+ * that the resident program carries none of this. `client`: the reads'
+ * path (tests); the agent's own otherwise. An error line when a pin is
+ * refused: the agent goes on without outputs.
+ */
+export function attachOutputs(agent: Agent, config: AgentConfig, p: Platform, client?: Pick<ServiceClient, 'call'>): string | undefined {
+  if (agent.outputs || !config.outputs.length) return undefined;
+  try {
+    agent.outputs = agent.uplink.reads = createOutputs({
+      outputs: config.outputs, client: client || agent.client, apiKey: config.service.apiKey, pins: p.pins, clock: p.clock, timers: p.timers, log: p.log,
+      wake: agent.uplink.wake,
+    });
+  } catch (e) {
+    return 'setup failed: ' + String(e);
+  }
+  agent.uplink.wake();
+  return undefined;
 }

@@ -66,6 +66,12 @@ export interface Uplink {
   report(dev: DeviceRef, json: string): void;
   stop(): void;
   stats(): UplinkStats;
+  /**
+   * Outputs whose sources are read here (src/agent/outputs.ts, which sets
+   * this): after readings and the report, one read at a time, with the same
+   * checks, link ladder and backoff.
+   */
+  reads?: Outputs;
 }
 
 export function backoffMs(attempt: number, baseMs: number, capMs: number, random: () => number): number {
@@ -94,12 +100,6 @@ export function createUplink(o: {
   onDelivered?: (d: Delivery) => void;
   /** Keep each body for onDelivered (the host's dashboard): a batch's is 2.2 KB held through the reply. */
   keepBody?: boolean;
-  /**
-   * Outputs whose sources are read here (src/agent/outputs.ts): after
-   * readings and the report, one read at a time, with the same checks,
-   * link ladder and backoff. Set once the outputs exist.
-   */
-  outputs?: Outputs;
 }): Uplink {
   const st: UplinkStats = { sent: 0, delivered: 0, requests: 0, retries: 0, rejected: 0, bytesSent: 0, reports: 0 };
   let side: { dev: DeviceRef; json: string } | undefined;
@@ -136,9 +136,8 @@ export function createUplink(o: {
       const rep = head ? undefined : side;
       // Then an output's source, when a read is due: never while a backlog
       // drains, and a reading queued meanwhile waits for this one request.
-      const outs = head || rep ? undefined : o.outputs;
-      const read = !!outs && outs.due;
-      if (!head && !rep && !read) {
+      const outs = head || rep ? undefined : me.reads;
+      if (!head && !rep && !(outs && outs.due)) {
         attempt = 0;
         // Records of one sample group arrive a few ms apart: switch the radio
         // off only once the queue stayed empty for a moment (2 s).
@@ -176,35 +175,25 @@ export function createUplink(o: {
         return later(backoffMs(++attempt, o.backoff.baseMs, Math.min(o.backoff.capMs, LINK_CHECK_MAX_MS), random));
       }
       let r: WriteOutcome;
-      if (read && outs) {
+      if (rep || outs) {
         st.requests++;
         st.inFlightSinceMs = o.clock.uptimeMs();
-        r = await outs.read();
-        st.inFlightSinceMs = undefined;
-        st.bytesSent += r.bytesSent;
-        if (stopped) return;
         // The outputs log their own failures, once per distinct reason.
-        if (r.kind !== 'retry') {
-          attempt = 0;
-          if (r.kind === 'ok') o.link.succeeded();
-          return later(0);
-        }
-      } else if (rep) {
-        st.requests++;
-        st.inFlightSinceMs = o.clock.uptimeMs();
-        r = await o.writer.writeJson(rep.dev, rep.json, true);
+        r = rep ? await o.writer.writeJson(rep.dev, rep.json, true) : await (outs as Outputs).read();
         st.inFlightSinceMs = undefined;
         st.bytesSent += r.bytesSent;
         if (stopped) return;
-        if (r.kind !== 'ok') st.lastError = r.reason;
+        if (rep && r.kind !== 'ok') st.lastError = r.reason;
         if (r.kind !== 'retry') {
           if (side === rep) side = undefined;
           attempt = 0;
           if (r.kind === 'ok') {
-            st.reports++;
-            st.lastReportMs = o.clock.uptimeMs();
+            if (rep) {
+              st.reports++;
+              st.lastReportMs = o.clock.uptimeMs();
+            }
             o.link.succeeded();
-          } else o.log.error('uplink: report rejected: ' + r.reason);
+          } else if (rep) o.log.error('uplink: report rejected: ' + r.reason);
           return later(0);
         }
       } else {
@@ -311,7 +300,7 @@ export function createUplink(o: {
     }
   }
 
-  return {
+  const me: Uplink = {
     wake() {
       if (idleTimer !== undefined) o.timers.clearTimeout(idleTimer);
       idleTimer = undefined;
@@ -331,4 +320,5 @@ export function createUplink(o: {
     },
     stats: () => st,
   };
+  return me;
 }

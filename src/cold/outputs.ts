@@ -1,6 +1,6 @@
 // Cold module 'outputs': outputs driven by stored values (src/agent/outputs.ts).
 // Loaded once the agent has started, on a board whose config has outputs,
 // and kept while they run: a board without outputs never parses this code.
-import { createOutputs } from '../agent/outputs';
+import { attachOutputs } from '../agent/outputs';
 
-export default createOutputs;
+export default attachOutputs;

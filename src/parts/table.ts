@@ -6,10 +6,6 @@ import type { AgentPart } from '../agent/part';
 import agent from '../agent/part';
 import type { Shared } from '../shared';
 
-export interface PartTable {
-  agent?: (shared: Shared) => AgentPart;
-}
-
-export const TABLE: PartTable = { agent: () => agent };
+export const TABLE: { agent?: (shared: Shared) => AgentPart } = { agent: () => agent };
 /** True where letting a part go frees its code (the device bundle). */
 export const FREES = false;

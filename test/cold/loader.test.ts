@@ -156,7 +156,7 @@ describe('the resident program never imports cold code', () => {
 
   it("fails the build when the resident program imports the agent part's code statically (it could never be let go)", async () => {
     mkdirSync('dist/cold-test', { recursive: true });
-    writeFileSync('dist/cold-test/twice.ts', "import { createUplink } from '../../src/agent/uplink';\nimport { part } from '../../src/parts';\nexport const x = [createUplink, part];\n");
+    writeFileSync('dist/cold-test/twice.ts', "import { createUplink } from '../../src/agent/uplink';\nimport { agentPart } from '../../src/parts';\nexport const x = [createUplink, agentPart];\n");
     await expect(buildBundle({ entry: 'dist/cold-test/twice.ts', outfile: 'dist/cold-test/twice.js' })).rejects.toThrow(
       /part 'agent' and the rest of the resident program both carry .*src\/agent\/uplink\.ts/,
     );

@@ -3,20 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { describeConfig, helpLines } from '../../src/config/describe';
 import { createConfigEditor } from '../../src/config/edit';
 import { toSaved } from '../../src/config/saved';
-import type { AgentConfig } from '../../src/config/types';
-import { validateConfig } from '../../src/config/validate';
+import { configOf, errorsOf } from '../fakes/validate';
 
 type Obj = Record<string, unknown>;
-
-const errorsOf = (raw: unknown): string[] => {
-  const r = validateConfig(raw);
-  return r.ok ? [] : r.errors;
-};
-const configOf = (raw: unknown): AgentConfig => {
-  const r = validateConfig(raw);
-  if (!r.ok) throw new Error(r.errors.join('\n'));
-  return r.config;
-};
 
 // A sensor on pin 15, a device the board writes (id 2) and a health device (id 12).
 const rest = (): Obj => ({

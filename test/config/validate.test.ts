@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, isConfigured, validateConfig } from '../../src/config/validate';
-import type { AgentConfig } from '../../src/config/types';
+import { configOf, errorsOf } from '../fakes/validate';
 
-const errorsOf = (raw: unknown): string[] => {
-  const r = validateConfig(raw);
-  return r.ok ? [] : r.errors;
-};
-const configOf = (raw: unknown): AgentConfig => {
-  const r = validateConfig(raw);
-  if (!r.ok) throw new Error(r.errors.join('\n'));
-  return r.config;
-};
 const withSensor = (s: Record<string, unknown>, board = 'pico-w'): unknown => ({ board, sensors: [{ name: 's', ...s }] });
 
 describe('resident defaults', () => {

@@ -1,11 +1,10 @@
 // The agent writes, the dashboard shows it: the local service's page in
 // headless Chromium displays the value the agent delivered. In CI Chromium is
 // installed by .ci/run, so a missing browser fails there instead of skipping.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import { createAgent } from '../../src/agent/agent';
 import { provisionDevice } from '../../src/agent/provision';
@@ -21,10 +20,7 @@ import { provisionConfig, provisionHealth } from '../fakes/provision';
 import { Board } from '../runtime/harness';
 import { createTestPlatform } from '../fakes/platform';
 import { createFakeTime, flushPromises } from '../fakes/time';
-
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-if (!present && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium package`);
+import { launchChromium, present } from '../fakes/browser';
 
 describe.skipIf(!present)('dashboard shows what the agent delivered', () => {
   let svc: RunningService;
@@ -34,11 +30,7 @@ describe.skipIf(!present)('dashboard shows what the agent delivered', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'dash-'));
     svc = await startService({ dataDir: dir, log: () => undefined });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

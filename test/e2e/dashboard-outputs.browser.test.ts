@@ -9,12 +9,11 @@
 // In CI Chromium is installed by .ci/run, so a missing browser fails there instead of skipping.
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { provisionDevice } from '../../src/agent/provision';
 import type { AgentConfig } from '../../src/config/types';
@@ -28,12 +27,10 @@ import { startService } from '../../host/service/server';
 import type { RunningService } from '../../host/service/server';
 import { testConfig } from '../fakes/config';
 import { provisionConfig } from '../fakes/provision';
+import { launchChromium, present } from '../fakes/browser';
+import { watchOutput } from '../fakes/child';
 import { Board } from '../runtime/harness';
 import type { Booted } from '../runtime/harness';
-
-const CHROMIUM = '/usr/bin/chromium';
-const present = existsSync(CHROMIUM);
-if (!present && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium package`);
 
 const POLL_MS = 5000;
 
@@ -57,11 +54,7 @@ describe.skipIf(!present)('an output set from the dashboard', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -132,20 +125,6 @@ describe.skipIf(!present)('an output set from the dashboard', () => {
     const loader = pathToFileURL(join(dirname(realpathSync('node_modules/.bin/tsx')), 'loader.mjs')).href;
     const data = mkdtempSync(join(tmpdir(), 'start-out-'));
     let proc: ChildProcessWithoutNullStreams | undefined;
-    let text = '';
-    const waiters: (() => void)[] = [];
-    const waitFor = (re: RegExp, ms = 20000): Promise<RegExpMatchArray> =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${String(re)} in:\n${text}`)), ms);
-        const check = (): void => {
-          const m = re.exec(text);
-          if (m) {
-            clearTimeout(timer);
-            resolve(m);
-          } else waiters.push(check);
-        };
-        check();
-      });
 
     afterAll(async () => {
       if (proc && proc.exitCode === null) {
@@ -158,12 +137,7 @@ describe.skipIf(!present)('an output set from the dashboard', () => {
 
     it("provisions sim_control and the relay; Set on the dashboard switches GP16, printed and in the panel", { timeout: 90000 }, async () => {
       proc = spawn(process.execPath, ['--import', loader, 'host/start.ts', '--port', '0', '--data', data, '--interval-ms', '2000'], { stdio: 'pipe' });
-      const feed = (chunk: Buffer): void => {
-        text += chunk.toString();
-        for (const w of waiters.splice(0)) w();
-      };
-      proc.stdout.on('data', feed);
-      proc.stderr.on('data', feed);
+      const { waitFor } = watchOutput(proc);
       const [, url] = await waitFor(/Device Data Service \(local\) at (http:\/\/127\.0\.0\.1:\d+)\/api\//);
       const [, id] = await waitFor(/provisioned Value device sim_control \(stored value 0\) for the relay on GP16: DeviceID (\d+)/, 60000);
       const deviceId = Number(id);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { watchOutput } from '../fakes/child';
 
 const loader = pathToFileURL(join(dirname(realpathSync('node_modules/.bin/tsx')), 'loader.mjs')).href;
 const data = mkdtempSync(join(tmpdir(), 'start-'));
@@ -18,27 +19,8 @@ afterAll(() => rmSync(data, { recursive: true, force: true }));
 
 function start(...extra: string[]): { proc: ChildProcessWithoutNullStreams; out: () => string; waitFor: (re: RegExp) => Promise<RegExpMatchArray> } {
   const proc = spawn(process.execPath, ['--import', loader, 'host/start.ts', '--port', '0', '--data', data, '--interval-ms', '1000', ...extra], { stdio: 'pipe' });
-  let text = '';
-  const waiters: (() => void)[] = [];
-  const feed = (b: Buffer): void => {
-    text += b.toString();
-    for (const w of waiters.splice(0)) w();
-  };
-  proc.stdout.on('data', feed);
-  proc.stderr.on('data', feed);
-  const waitFor = (re: RegExp): Promise<RegExpMatchArray> =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${String(re)} in:\n${text}`)), 20000);
-      const check = (): void => {
-        const m = re.exec(text);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m);
-        } else waiters.push(check);
-      };
-      check();
-    });
-  return { proc, out: () => text, waitFor };
+  const { out, waitFor } = watchOutput(proc);
+  return { proc, out, waitFor };
 }
 
 const exited = (p: ChildProcessWithoutNullStreams): Promise<number | null> => new Promise((r) => p.once('exit', (code) => r(code)));

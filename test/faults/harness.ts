@@ -3,7 +3,7 @@
 // lose power, and helpers to compare what a server received with what the
 // agent produced.
 import { createAgent } from '../../src/agent/agent';
-import { createOutputs } from '../../src/agent/outputs';
+import { attachOutputs } from '../../src/agent/outputs';
 import type { ServiceClient } from '../../src/service/client';
 import type { Agent } from '../../src/agent/agent';
 import type { WriteOutcome, Writer } from '../../src/agent/uplink';
@@ -193,13 +193,12 @@ export class Rig {
     const made = createAgent({
       p, config: this.o.config, queue: this.queue, bootId: this.bootId,
       writer: typeof w === 'function' ? w(this) : w,
-      reader: this.o.reader ? this.o.reader(this) : undefined,
     });
     if (!made.ok) throw new Error(made.error);
     this.agent = made.agent;
     this.agent.start();
     // As the runtime does once the boot is done (src/runtime.ts, attachOutputs).
-    const e = this.agent.attach(createOutputs);
+    const e = attachOutputs(this.agent, this.o.config, p, this.o.reader ? this.o.reader(this) : undefined);
     if (e) throw new Error(e);
     const h = this.o.health;
     if (h) {

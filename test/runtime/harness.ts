@@ -3,7 +3,7 @@
 // settings, like a power cycle. Real HTTP to a local service is settled
 // under the fake clock by waiting for the request in flight.
 import { healthReport } from '../../src/agent/health';
-import { createOutputs } from '../../src/agent/outputs';
+import { attachOutputs } from '../../src/agent/outputs';
 import { CODEC } from '../../src/config/codec';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
@@ -54,7 +54,7 @@ export class Board {
     const inner = p.log;
     p.log = { info: (l) => (all.push(l), inner.info(l)), error: (l) => (all.push(l), inner.error(l)) };
     // The health report as the device's cold module makes it.
-    const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test', onDelivered: o.onDelivered, report: healthReport, outputs: () => createOutputs });
+    const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test', onDelivered: o.onDelivered, report: healthReport, outputs: () => attachOutputs });
     installCommands(rt);
     // Called as the console host calls them, so the platform knows a command runs.
     const cmd = p.commands;

@@ -6,7 +6,7 @@
 // config restarts the board into it.
 import { describe, expect, it, vi } from 'vitest';
 import type { AgentPart } from '../../src/agent/part';
-import { part } from '../../src/parts';
+import { agentPart } from '../../src/parts';
 import { testConfig } from '../fakes/config';
 import { Board, provisioned, sharedService, text } from './harness';
 
@@ -31,7 +31,7 @@ describe('what a boot calls once', () => {
     const store = b.rt.store as unknown as Record<string, unknown>;
     expect(store.load).toBeUndefined();
     expect(store.save).toBeTypeOf('function');
-    const code = part('agent') as AgentPart;
+    const code = agentPart() as AgentPart;
     expect(code.createOutbox).toBeUndefined();
     expect(code.createMemoryOutbox).toBeUndefined();
     // The feeder's not yet: the watchdog arms once the link is up.
