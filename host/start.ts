@@ -224,10 +224,7 @@ async function main(): Promise<void> {
         return m.ok ? m.value(r) : (console.log('health: ' + m.error), undefined);
       },
       // So are the outputs (the relay on GP16).
-      outputs: () => {
-        const m = cold.load<typeof attachOutputs>('outputs');
-        return m.ok ? m.value : m.error;
-      },
+      outputs: () => cold.load<typeof attachOutputs>('outputs'),
       onDelivered: (d) => {
         const body = d.count > 1 ? `${d.count} readings` : d.body || '';
         console.log(`${clock()}  delivered  ${d.device.padEnd(9)} seq ${String(d.lastSeq).padStart(4)}  HTTP ${d.status}  ${body.slice(0, 90)}`);

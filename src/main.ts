@@ -3,6 +3,7 @@
 // bundle is a script, not a module) and never throws at top level: a
 // top-level exception unloads the whole program.
 import { createColdLoader } from './cold';
+import type { ColdResult } from './cold';
 import type { ConfigCodec } from './config/store';
 import type { attachOutputs } from './agent/outputs';
 import { exposeCommands } from './console/stubs';
@@ -63,17 +64,13 @@ try {
     p.log.error('health: ' + m.error);
     return undefined;
   };
-  // The outputs' maker, for a config with outputs: loaded once, kept while they run.
-  const outputs = (): typeof attachOutputs | string => {
-    const m = cold.load<typeof attachOutputs>('outputs');
-    return m.ok ? m.value : m.error;
-  };
   const start = (b: typeof bootWith, s: typeof createConfigStore, o: typeof openBootState, x: typeof exposeCommands): void => {
     // What the top level left (its own code, now unreachable) goes before
     // the boot adds its own: the engine would let it ride up the steps.
     if (p.system.collect) p.system.collect();
     try {
-      held.rt = b(s, o, p, { codec, checker: __CHECKER__, report, outputs });
+      // The outputs' code, for a config with outputs: loaded once, kept while they run.
+      held.rt = b(s, o, p, { codec, checker: __CHECKER__, report, outputs: cold.load.bind(cold, 'outputs') as () => ColdResult<typeof attachOutputs> });
       x(held.rt, cold);
     } catch (e) {
       console.error('boot failed: ' + String(e) + '; the console is still up');

@@ -10,6 +10,7 @@ import type { BootState } from './agent/bootstate';
 import { createLed } from './agent/led';
 import type { Led } from './agent/led';
 import type { attachOutputs as AttachOutputs } from './agent/outputs';
+import type { ColdResult } from './cold';
 import type { Delivery } from './agent/uplink';
 import type { WatchdogFeeder } from './agent/watchdog';
 import { getBoard } from './board';
@@ -113,7 +114,7 @@ export interface RuntimeHooks {
    * What gives the agent its outputs (src/agent/outputs.ts, cold code on the
    * board), or why it cannot be loaded now.
    */
-  outputs?: () => typeof AttachOutputs | string;
+  outputs?: () => ColdResult<typeof AttachOutputs>;
 }
 
 /** bootWith() with the config store's and the boot state's own makers: the host and the tests. */
@@ -290,10 +291,10 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
    */
   function attachOutputs(): void {
     if (!agent || outputsDone || !hooks.outputs) return;
-    const make = hooks.outputs();
-    if (typeof make === 'string') return log.error('outputs: ' + make + '; trying again in ' + K.TickMs / 1000 + ' s');
+    const m = hooks.outputs();
+    if (!m.ok) return log.error('outputs: ' + m.error + '; trying again in ' + K.TickMs / 1000 + ' s');
     outputsDone = true;
-    const e = make(agent, config, p);
+    const e = m.value(agent, config, p);
     if (e) log.error('outputs: ' + e);
   }
 

@@ -105,7 +105,7 @@ export function createOutputs(o: {
     if (v === s.level) return;
     if (s.level >= 0) o.log.info('output ' + s.c.name + ': ' + show(s, s.level) + ' -> ' + show(s, v) + ' (' + why + ')');
     s.level = v;
-    if (s.c.kind === 'pwm') (s.o as PwmOut).duty(v);
+    if (s.c.kind === 'pwm') (s.o as PwmOut).duty(v, s.c.freqHz || 1000);
     else (s.o as DigitalOut).write(!!v !== !!s.c.invert);
   }
 

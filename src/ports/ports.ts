@@ -47,8 +47,8 @@ export interface DigitalOut {
 
 /** A PWM output at a fixed frequency. */
 export interface PwmOut {
-  /** Duty cycle 0..1 (clamped). */
-  duty(d: number): void;
+  /** Duty cycle 0..1 (clamped), at this frequency (the pin's, given again: no state to keep on the board). */
+  duty(d: number, freqHz: number): void;
   close(): void;
 }
 

@@ -49,9 +49,9 @@ describe('simulated board outputs', () => {
   it('prints a pwm duty as a percentage', () => {
     const b = board();
     const f = b.pins.pwmOut(17, 2000);
-    f.duty(0.4);
-    f.duty(0.125);
-    f.duty(7);
+    f.duty(0.4, 2000);
+    f.duty(0.125, 2000);
+    f.duty(7, 2000);
     expect(b.lines).toEqual(['GP17 fan: pwm output at 2000 Hz, 0%', 'GP17 fan: 0% -> 40%', 'GP17 fan: 40% -> 12.5%', 'GP17 fan: 12.5% -> 100%']);
     expect(levelText('digital', 1)).toBe('ON');
     expect(levelText('pwm', 0.333)).toBe('33.3%');
@@ -73,7 +73,7 @@ describe('the dashboard panel', () => {
     ]);
     b.pins.digitalOut(16).write(true);
     const f = b.pins.pwmOut(17, 2000);
-    f.duty(0.25);
+    f.duty(0.25, 2000);
     b.pins.digitalOut(2).write(true);
     f.close();
     const p = boardPanel(b.pins, [fan, relay], 'pico-w sim');

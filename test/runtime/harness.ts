@@ -54,7 +54,7 @@ export class Board {
     const inner = p.log;
     p.log = { info: (l) => (all.push(l), inner.info(l)), error: (l) => (all.push(l), inner.error(l)) };
     // The health report as the device's cold module makes it.
-    const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test', onDelivered: o.onDelivered, report: healthReport, outputs: () => attachOutputs });
+    const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test', onDelivered: o.onDelivered, report: healthReport, outputs: () => ({ ok: true, value: attachOutputs }) });
     installCommands(rt);
     // Called as the console host calls them, so the platform knows a command runs.
     const cmd = p.commands;

@@ -20,15 +20,11 @@ export const kalumaPins: Pins = {
     return { write: (high) => digitalWrite(pin, high ? 1 : 0), close: () => pinMode(pin, INPUT) };
   },
   // The global analogWrite (no 'pwm' module to require): each call sets the
-  // slice up again and starts it, which is all a change of duty needs.
-  // duty is a method: as `duty: (d) => ...` inside `=> ({...})` the engine's
-  // parser refuses the program (scripts/compat.ts, arrowInParenLiteral).
-  pwmOut: (pin, freqHz) => ({
-    duty(d: number) {
-      analogWrite(pin, d, freqHz);
-    },
-    close: () => noTone(pin),
-  }),
+  // slice up again and starts it, which is all a change of duty needs. Bound
+  // functions, not arrows: no code of their own on the heap (and an arrow
+  // with one bare parameter inside `=> ({...})` is a SyntaxError to the
+  // engine's parser: scripts/compat.ts, arrowInParenLiteral).
+  pwmOut: (pin) => ({ duty: analogWrite.bind(null, pin), close: noTone.bind(null, pin) }),
   // On W boards the LED hangs off the radio chip (WL_GPIO0) and wants a boolean.
   led: (): DigitalOut => {
     if (!cyw43) cyw43 = new ((globalThis as unknown as { require(id: 'pico_cyw43'): typeof Cyw43 }).require('pico_cyw43').PicoCYW43)();
