@@ -263,7 +263,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       else if (changedAt === undefined) proved();
     }
     proven = undefined;
-    if (config.outputs && config.outputs.length) attachOutputs();
+    attachOutputs();
     const h = config.health;
     if (h && h.id && hooks.report && now >= reportAt) {
       reportAt = now + h.intervalMs;
@@ -290,7 +290,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
    * loads; meanwhile the pins stay as the reset left them (inputs).
    */
   function attachOutputs(): void {
-    if (!agent || outputsDone || !hooks.outputs) return;
+    if (!agent || outputsDone || !config.outputs.length || !hooks.outputs) return;
     const m = hooks.outputs();
     if (!m.ok) return log.error('outputs: ' + m.error + '; trying again in ' + K.TickMs / 1000 + ' s');
     outputsDone = true;
@@ -363,7 +363,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
     spent(code, ['createAgent']);
     // The outputs' code is cold (src/cold/outputs.ts): loaded once the boot
     // is done, where its load does not add to the boot's own peak.
-    if (config.outputs && config.outputs.length) p.timers.setTimeout(attachOutputs, 0);
+    if (config.outputs.length) p.timers.setTimeout(attachOutputs, 0);
     tick = p.timers.setTimeout(supervise, K.TickMs);
   }
 

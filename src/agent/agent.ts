@@ -135,13 +135,13 @@ export function createAgent(o: {
     onDelivered: o.onDelivered,
     keepBody: o.keepBody,
   });
-  const sensors: Sensor[] = [];
   const assembler = createAssembler({
     devices: config.devices, queue: o.queue, clock: p.clock, timers: p.timers, time, bootId: o.bootId, log: p.log,
     retryMs,
     // wake() reads no `this`: no wrapper function needed (~100 B).
     onQueued: uplink.wake,
   });
+  const sensors: Sensor[] = [];
   const sampled: SampledSensor[] = [];
   let sampler: Sampler;
   try {
