@@ -30,6 +30,14 @@ export function namesIn(code: string): Set<string> {
     const node = n as AnyNode;
     if (node.type === 'Literal' && typeof node['value'] === 'string') out.add(node['value']);
     else if (node.type === 'Identifier') out.add(node['name'] as string);
+    // The walker does not visit a dotted property's name or an object key
+    // (a.kind, {kind: 1}): they are names the engine keeps all the same.
+    else if (node.type === 'MemberExpression' && !node['computed']) out.add((node['property'] as AnyNode)['name'] as string);
+    else if ((node.type === 'Property' || node.type === 'MethodDefinition') && !node['computed']) {
+      const k = node['key'] as AnyNode;
+      if (k.type === 'Identifier') out.add(k['name'] as string);
+      else if (k.type === 'Literal' && typeof k['value'] === 'string') out.add(k['value']);
+    }
   });
   return out;
 }

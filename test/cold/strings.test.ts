@@ -4,7 +4,7 @@
 import { parse } from 'acorn';
 import { simple } from 'acorn-walk';
 import { describe, expect, it } from 'vitest';
-import { externalizeStrings, tableText } from '../../scripts/cold-strings';
+import { externalizeStrings, namesIn, tableText } from '../../scripts/cold-strings';
 
 /** Runs a module's function expression as the loader does. */
 function run(code: string, table: string[]): unknown {
@@ -60,5 +60,15 @@ describe('strings taken out of cold code', () => {
     expect(t).not.toMatch(/[^\x20-\x7e]/);
     expect(t).not.toContain('*/');
     expect(JSON.parse(t)).toEqual(['*/', 'caf\u00e9', 'line\nbreak', 'a/b']);
+  });
+
+  it("takes the resident program's names as kept: its variables, string literals, dotted property names and object keys", () => {
+    const names = namesIn('var box = { kind: 1, "quoted key": 2, m() {} }; box.level = box["computed"] + "text"; class C { method() {} }');
+    for (const n of ['box', 'kind', 'level', 'm', 'method', 'C', 'computed', 'text', 'quoted key']) expect(names.has(n), n).toBe(true);
+    // What the resident program names stays a name in cold code; the rest is read from the table.
+    const ex = externalizeStrings('(function(__shared,__s){ var o = { kind: 1, other: 2 }; return o.level + o.fresh; })', names);
+    expect(ex.table).toEqual(['other', 'fresh']);
+    expect(ex.code).toContain('kind: 1');
+    expect(ex.code).toContain('.level');
   });
 });
