@@ -46,7 +46,11 @@ export interface BoardSetup {
   agent?: 'running' | 'console-only' | 'safe' | 'crash';
   /** The state when the test starts: the stored program booted as `agent` says, or a maintenance boot. */
   start?: 'booted' | 'maintenance';
-  /** Blocked (a Wi-Fi scan or join) for this long from the start: input waits. */
+  /**
+   * Blocked (a Wi-Fi scan or join) for this long from the first byte it is
+   * sent: input waits. Counted from then, not from the plug, so a slow start
+   * of the test's own processes (a loaded CI machine) cannot use it up.
+   */
   busyMs?: number;
   /** Never reads its console. */
   silent?: boolean;
@@ -103,7 +107,7 @@ export class FakeBoard {
   private echo: boolean;
   private esc: string | undefined;
   private ctx: vm.Context = vm.createContext({});
-  private busyUntil: number;
+  private busyUntil: number | undefined;
   private away = true;
   private state: 'repl' | 'ymodem' | 'wait' = 'repl';
   private y = { buf: Buffer.alloc(0), packets: 0, begun: false, errors: 0, remained: 0, written: 0, dataPackets: 0, timer: undefined as NodeJS.Timeout | undefined };
@@ -118,7 +122,6 @@ export class FakeBoard {
     this.fs = createKalumaFs({ files: this.files });
     this.area = new Uint8Array(o.programBytes ?? 524288).fill(0xff);
     if (o.program) this.area.set(Buffer.from(o.program + '\0'));
-    this.busyUntil = Date.now() + (o.busyMs ?? 0);
     this.echo = o.echo ?? true;
     this.relay = spawn('python3', [RELAY, o.link], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.relay.stdout.on('data', (d: Buffer) => this.onRelay(d));
@@ -334,13 +337,14 @@ export class FakeBoard {
   // Console input
 
   private onInput(b: Buffer): void {
+    if (this.busyUntil === undefined) this.busyUntil = Date.now() + (this.o.busyMs ?? 0);
     this.inbox = Buffer.concat([this.inbox, b]);
     this.pump();
   }
 
   private pump(): void {
     if (this.o.silent || this.away) return;
-    const wait = this.busyUntil - Date.now();
+    const wait = (this.busyUntil ?? 0) - Date.now();
     if (wait > 0) {
       this.later(wait, () => this.pump());
       return;
