@@ -6,11 +6,12 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { COLD_HEAD_MAX, COLD_MARK, MESSAGES } from '../src/cold';
 import { crc32 as crc32Range } from '../src/queue/crc32';
-import { sharedTable } from '../src/shared';
+import { SHARED_NAMES } from '../src/shared';
 import { externalizeStrings, namesIn, STRINGS_PARAM, tableText } from './cold-strings';
+import { dropUnusedShared } from './shared-imports';
 import { checkBundle } from './compat';
 import { MessageTable, messagesPlugin, READER, READER_STUB } from './messages';
-import { dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 export const KALUMA_MODULES = [
@@ -18,6 +19,23 @@ export const KALUMA_MODULES = [
   'storage', 'wifi', 'stream', 'net', 'http', 'url', 'rp2', 'rtc', 'path', 'flash', 'fs',
   'vfs_lfs', 'vfs_fat', 'sdcard', 'wdt', 'pico_cyw43',
 ];
+
+/**
+ * Fields of a board that only the build, the benchmarks and the docs read:
+ * the device bundle's copy leaves them out (each a name and a value on the
+ * heap for good). Top level, and under `flash`.
+ */
+export const BOARD_BUILD_ONLY = ['mcu', 'heapBytes', 'bundleBudgetBytes', 'residentBudgetBytes', 'totalBytes', 'firmwareBytes', 'kvSlots'];
+
+/** A board as the device bundle holds it: without BOARD_BUILD_ONLY. */
+export function deviceBoard(b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(b)) {
+    if (BOARD_BUILD_ONLY.includes(k)) continue;
+    out[k] = k === 'flash' ? deviceBoard(v as Record<string, unknown>) : v;
+  }
+  return out;
+}
 
 /**
  * src/boards.ts lists every board; a device bundle gets a stand-in that
@@ -29,7 +47,7 @@ function onlyBoard(board: string): Plugin {
     setup(b) {
       b.onResolve({ filter: /^\.\/boards$/ }, (args) => (/[\\/]src[\\/]board\.ts$/.test(args.importer) ? { path: board, namespace: 'only-board' } : undefined));
       b.onLoad({ filter: /.*/, namespace: 'only-board' }, (args) => ({
-        contents: 'export const BOARDS = [' + readFileSync(`boards/${args.path}.json`, 'utf8') + '];',
+        contents: 'export const BOARDS = [' + JSON.stringify(deviceBoard(JSON.parse(readFileSync(`boards/${args.path}.json`, 'utf8')) as Record<string, unknown>)) + '];',
         loader: 'js',
       }));
     },
@@ -74,6 +92,17 @@ export const COLD_DIR = 'src/cold';
  * Code that only cold modules may use: if the resident program imports any
  * of it, the build fails (it would be parsed at boot and kept on the heap).
  */
+/**
+ * Cold modules that stay loaded while they serve (the outputs: from the
+ * agent's start until it stops) keep their strings in their code. The
+ * engine keeps a parsed literal until it stops, which costs such a module
+ * nothing it would not hold anyway, while a table read (`__s[i]`, and
+ * `o[__s[i]]` for a property) is more bytecode at every use and the table
+ * itself an array held as long as the module. Measured on the device's
+ * engine (scripts/engine/gc-trace.ts --outputs 1).
+ */
+export const KEPT_COLD = ['outputs'];
+
 export const COLD_ONLY = [
   'src/cold/',
   'src/console/commands.ts',
@@ -118,9 +147,8 @@ function inputsOf(meta: Metafile): { path: string; bytes: number }[] {
   return out ? Object.entries(out.inputs).map(([path, v]) => ({ path, bytes: v.bytesInOutput })).sort((a, b) => b.bytes - a.bytes) : [];
 }
 
-const SHARED = sharedTable();
 /** True for a module the resident program hands out through its shared table (src/shared.ts). */
-const isShared = (path: string): boolean => path.replace(/^src\/|\.ts$/g, '') in SHARED;
+const isShared = (path: string): boolean => path.replace(/^src\/|\.ts$/g, '') in SHARED_NAMES;
 
 /** The name a cold module's code reads the resident program's shared modules under (src/shared.ts). */
 const SHARED_PARAM = '__shared';
@@ -137,18 +165,26 @@ export function valueExports(path: string): string[] {
  * In a cold module, an import of a module the resident program shares
  * (src/shared.ts) reads the resident's copy instead of bundling another.
  */
-function fromResident(): Plugin {
+function fromResident(direct = false): Plugin {
   return {
     name: 'from-resident',
     setup(b) {
       b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
         const key = relative(join(process.cwd(), 'src'), args.path).split(sep).join('/').replace(/\.ts$/, '');
-        if (!(key in SHARED)) return undefined;
+        const listed = SHARED_NAMES[key];
+        if (!listed) return undefined;
         const names = valueExports(args.path);
-        const missing = names.filter((n) => !(n in (SHARED[key] as object)));
+        const missing = names.filter((n) => !listed.includes(n));
         if (missing.length) throw new Error(`src/shared.ts: ${key} exports ${missing.join(', ')}, which its table does not list; add them`);
+        // The table is read by number: its row, and the export's column.
+        const row = `${SHARED_PARAM}[${Object.keys(SHARED_NAMES).indexOf(key)}]`;
         return {
-          contents: `const m = ${SHARED_PARAM}[${JSON.stringify(key)}];\n` + names.map((n) => `export const ${n} = m.${n};`).join('\n'),
+          // `direct` (a kept cold module): each name read from the table
+          // itself, as a binding for the module object would stay in the
+          // scope as long as the module; else the object once, less code.
+          contents: direct
+            ? names.map((n) => `export const ${n} = ${row}[${listed.indexOf(n)}];`).join('\n')
+            : `const m = ${row};\n` + names.map((n) => `export const ${n} = m[${listed.indexOf(n)}];`).join('\n'),
           loader: 'js',
         };
       });
@@ -162,16 +198,18 @@ async function buildColdModule(board: string, file: string, keep: Set<string>): 
   // whose result is its default export (the bundler's own IIFE form would
   // add an exports object and its helpers).
   const options = common(board);
-  const r = await build({ ...options, format: 'esm', entryPoints: [file], outfile: 'cold.js', plugins: [fromResident(), ...(options.plugins ?? [])] });
+  const kept = KEPT_COLD.includes(basename(file, '.ts'));
+  const r = await build({ ...options, format: 'esm', entryPoints: [file], outfile: 'cold.js', plugins: [fromResident(kept), ...(options.plugins ?? [])] });
   const raw = r.outputFiles?.[0]?.text ?? '';
   const m = /^([\s\S]*)export\{([\w$]+) as default\};\n$/.exec(raw);
   if (!m?.[1] || !m[2] || /^import\b|[;}]import\b/.test(m[1])) throw new Error(`${file}: a cold module must have one default export and import no runtime module`);
-  const plain = `(function(${SHARED_PARAM},${STRINGS_PARAM}){${m[1]}return ${m[2]}})`;
+  // A kept module has no table: no parameter for it either (a binding in its scope).
+  const plain = dropUnusedShared(`(function(${SHARED_PARAM}${kept ? '' : ',' + STRINGS_PARAM}){${m[1]}return ${m[2]}})`, SHARED_PARAM).code;
   // The engine check runs here, on the names as written: once they come
   // from the string table (Object[__s[3]]) no check could see them.
   const lacking = checkBundle(plain);
   if (lacking.length) throw new Error(`${file}: ${lacking.join('; ')}`);
-  const ex = externalizeStrings(plain, keep);
+  const ex = kept ? { code: plain, table: [] } : externalizeStrings(plain, keep);
   const code = ex.code;
   const table = tableText(ex.table);
   // The section is one block comment: a '*/' inside would end it early.
@@ -195,7 +233,8 @@ async function buildPart(board: string, file: string, messages: MessageTable): P
   const raw = r.outputFiles?.[0]?.text ?? '';
   const m = /^([\s\S]*)export\{([\w$]+) as default\};\n$/.exec(raw);
   if (!m?.[1] || !m[2] || /^import\b|[;}]import\b/.test(m[1])) throw new Error(`${file}: a part must have one default export and import no runtime module`);
-  return { text: `(function(${SHARED_PARAM}){${m[1]}return ${m[2]}})`, inputs: inputsOf(r.metafile as Metafile) };
+  // The part's scope lives as long as the agent runs: no binding nothing reads.
+  return { text: dropUnusedShared(`(function(${SHARED_PARAM}){${m[1]}return ${m[2]}})`, SHARED_PARAM).code, inputs: inputsOf(r.metafile as Metafile) };
 }
 
 /** In the device bundle, src/parts/table.ts becomes the parts' own code (see src/parts.ts). */

@@ -4,9 +4,14 @@
 
 import { BOARDS } from './boards';
 
+/**
+ * A board. Fields marked "build only" are not in the device bundle's copy
+ * (scripts/build.ts, BOARD_BUILD_ONLY): device code must not read them.
+ */
 export interface Board {
   name: string;
-  mcu: string;
+  /** Build only. */
+  mcu?: string;
   /** GPIO numbers on the header, ascending. */
   gpio: number[];
   /** GPIO number -> Wi-Fi chip signal; never to be touched. */
@@ -17,17 +22,21 @@ export interface Board {
   adcChannels: Record<string, number>;
   temperature: { pin: number; channel: number };
   led: { chip: string; gpio: number };
-  heapBytes: number;
+  /** Build only. */
+  heapBytes?: number;
   watchdogMaxMs: number;
-  /** The whole artifact, cold code included. */
-  bundleBudgetBytes: number;
-  /** The resident program, parsed at boot: its bytecode lives on the heap. */
-  residentBudgetBytes: number;
+  /** Build only: the whole artifact, cold code included. */
+  bundleBudgetBytes?: number;
+  /** Build only: the resident program, parsed at boot: its bytecode lives on the heap. */
+  residentBudgetBytes?: number;
   flash: {
-    totalBytes: number;
-    firmwareBytes: number;
+    /** Build only. */
+    totalBytes?: number;
+    /** Build only. */
+    firmwareBytes?: number;
     kvBytes: number;
-    kvSlots: number;
+    /** Build only. */
+    kvSlots?: number;
     programBytes: number;
     fsBytes: number;
   };

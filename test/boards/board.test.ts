@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { BOARD_BUILD_ONLY, deviceBoard } from '../../scripts/build';
 import { getBoard, type Board } from '../../src/board';
 import { checkPin } from '../../src/config/pins';
 
@@ -107,9 +108,23 @@ describe.each(['pico-w', 'pico2-w'])('%s facts', (name) => {
 
   it('the flash regions fill the flash exactly', () => {
     const f = b.flash;
-    expect(f.firmwareBytes + f.kvBytes + f.programBytes + f.fsBytes).toBe(f.totalBytes);
+    expect(f.firmwareBytes! + f.kvBytes + f.programBytes + f.fsBytes).toBe(f.totalBytes);
     // The key-value store keeps 16 slots per 4 KB sector.
     expect(f.kvSlots).toBe((f.kvBytes / 4096) * 16);
+  });
+
+  it("the device bundle's copy leaves out what only the build reads, and keeps the rest", () => {
+    const raw = JSON.parse(readFileSync(`boards/${b.name}.json`, 'utf8')) as Record<string, unknown>;
+    const d = deviceBoard(raw);
+    for (const k of BOARD_BUILD_ONLY) {
+      expect(k in d, k).toBe(false);
+      expect(k in (d['flash'] as object), 'flash.' + k).toBe(false);
+    }
+    // No device code reads them.
+    const files = readdirSync('src', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && f !== 'board.ts');
+    const readers = files.filter((f) => new RegExp('\\.(' + BOARD_BUILD_ONLY.join('|') + ')\\b').test(readFileSync('src/' + f, 'utf8')));
+    expect(readers).toEqual([]);
+    expect(d).toMatchObject({ gpio: b.gpio, radioPins: b.radioPins, bootSkipPin: 22, watchdogMaxMs: b.watchdogMaxMs, flash: { kvBytes: b.flash.kvBytes, programBytes: b.flash.programBytes, fsBytes: b.flash.fsBytes } });
   });
 });
 
