@@ -7,16 +7,17 @@
 //
 // Values are taken strictly: digital 0/1, on/off, true/false (any case,
 // trimmed; a JSON boolean or 0/1 number too); pwm a number whose value /
-// scale is a duty 0..1. Anything else is refused and counted, logged once
-// per distinct value, and the output keeps its level. The pin is written
+// scale is a duty 0..1. Anything else is refused and counted, logged when
+// it differs from the last refusal or failure (a source stuck on one bad
+// value logs it once), and the output keeps its level. The pin is written
 // only when the accepted value changes, and each change is logged with its
 // old and new level. At boot, and after failsafeMs without an accepted
 // value, the output holds its safe level.
 //
-// Its own part of the program (src/parts.ts): a board with no output
-// configured lets this code go at boot.
+// Cold code (src/cold/outputs.ts): a board with no output configured never
+// parses it; one with outputs loads it once the agent runs, and keeps it.
 import type { AgentConfig, OutputConfig } from '../config/types';
-import type { Clock, DigitalOut, Log, Pins, Platform, PwmOut, TimerId, Timers } from '../ports/ports';
+import type { DigitalOut, Platform, PwmOut, TimerId } from '../ports/ports';
 import type { Agent } from './agent';
 import type { ServiceClient } from '../service/client';
 import { devSegments, maskSecret } from '../service/client';
@@ -56,13 +57,13 @@ interface Slot extends OutputState {
   o: DigitalOut | PwmOut;
   /** Uptime of the next read. */
   at: number;
-  /** Refused values already logged (the last 4). */
-  seen: string[];
 }
 
 // On the device's engine every function costs its bytecode (~77 B and up)
 // for as long as outputs run, and a regular expression literal its compiled
 // form: single-use helpers are written inline, numbers are checked by hand.
+// The module keeps its strings in the code (scripts/build.ts, KEPT_COLD):
+// it stays loaded while outputs run.
 
 /** A level as a person reads it: on/off, or a duty in percent. */
 const show = (s: Slot, v: number): string => (s.c.kind === 'pwm' ? Math.round(v * 1000) / 10 + '%' : v ? 'on' : 'off');
@@ -76,7 +77,7 @@ export function levelOf(c: OutputConfig, raw: unknown): number | string {
   if (c.kind === 'digital') {
     if (t === true || t === 1 || t === '1' || t === 'on' || t === 'true') return 1;
     if (t === false || t === 0 || t === '0' || t === 'off' || t === 'false') return 0;
-    return 'not a digital level (0/1, on/off, true/false)';
+    return 'not 0/1, on/off or true/false';
   }
   // Number() alone would take '' as 0 and read hex, octal and binary.
   if (typeof t === 'string' && t && t.indexOf('x') < 0 && t.indexOf('o') < 0 && t.indexOf('b') < 0) t = Number(t);
@@ -85,17 +86,20 @@ export function levelOf(c: OutputConfig, raw: unknown): number | string {
   return d >= 0 && d <= 1 ? d : 'duty ' + d + ' is outside 0..1';
 }
 
-export function createOutputs(o: {
-  outputs: OutputConfig[];
-  client: Pick<ServiceClient, 'call'>;
-  apiKey: string;
-  pins: Pins;
-  clock: Clock;
-  timers: Timers;
-  log: Log;
-  /** A read is due: the uplink sends it once no reading is queued. Reads no `this`. */
-  wake: () => void;
-}): Outputs {
+/**
+ * Gives the running agent its outputs: read through its uplink (over its
+ * service client, or `client` in tests), stopped with it. The cold module's
+ * default export, so that the resident program carries none of this. Sets
+ * `agent.outputs` and the uplink's `reads`; an error line when a pin is
+ * refused: the agent goes on without outputs.
+ *
+ * One function, no options object: on the device's engine every function
+ * and every object it keeps costs heap for as long as outputs run.
+ */
+export function attachOutputs(agent: Pick<Agent, 'outputs' | 'uplink' | 'client'>, config: Pick<AgentConfig, 'outputs' | 'service'>, p: Pick<Platform, 'pins' | 'clock' | 'timers' | 'log'>, client?: Pick<ServiceClient, 'call'>): string | undefined {
+  const cs = config.outputs;
+  if (agent.outputs || !cs.length) return undefined;
+  const up = agent.uplink;
   const all: Slot[] = [];
   let timer: TimerId | undefined;
   let stopped = false;
@@ -103,7 +107,8 @@ export function createOutputs(o: {
   // The pin is written only when the level changes (and once at the start).
   function drive(s: Slot, v: number, why: string): void {
     if (v === s.level) return;
-    if (s.level >= 0) o.log.info('output ' + s.c.name + ': ' + show(s, s.level) + ' -> ' + show(s, v) + ' (' + why + ')');
+    // The first: `GP16 -> off (safe level until the first good read)`.
+    p.log.info('output ' + s.c.name + ': ' + (s.level < 0 ? 'GP' + s.c.pin : show(s, s.level)) + ' -> ' + show(s, v) + ' (' + why + ')');
     s.level = v;
     if (s.c.kind === 'pwm') (s.o as PwmOut).duty(v, s.c.freqHz || 1000);
     else (s.o as DigitalOut).write(!!v !== !!s.c.invert);
@@ -113,10 +118,10 @@ export function createOutputs(o: {
   // for the nearest of them. An overdue read needs none: the uplink reads
   // once the queue is empty, and read() sets the timer again.
   function arm(): void {
-    if (timer !== undefined) o.timers.clearTimeout(timer);
+    if (timer !== undefined) p.timers.clearTimeout(timer);
     timer = undefined;
     if (stopped) return;
-    const t = o.clock.uptimeMs();
+    const t = p.clock.uptimeMs();
     let next = Infinity;
     let due = false;
     for (let i = 0; i < all.length; i++) {
@@ -124,7 +129,7 @@ export function createOutputs(o: {
       const end = (s.goodAt as number) + s.c.failsafeMs;
       if (!s.safe && t >= end) {
         s.safe = true;
-        o.log.error('output ' + s.c.name + ': no good read for ' + Math.round((t - (s.goodAt as number)) / 1000) + ' s; holding the safe level ' + show(s, s.c.safe));
+        p.log.error('output ' + s.c.name + ': no good read for ' + Math.round((t - (s.goodAt as number)) / 1000) + ' s: failsafe');
         drive(s, s.c.safe, 'failsafe');
       }
       if (!s.safe && end < next) next = end;
@@ -132,14 +137,14 @@ export function createOutputs(o: {
       else if (s.at < next) next = s.at;
     }
     if (next < Infinity) {
-      timer = o.timers.setTimeout(() => {
+      timer = p.timers.setTimeout(() => {
         // Not cleared from inside its own callback (Kaluma 1.2.1's timer bug).
         timer = undefined;
         arm();
       }, next - t);
     }
     api.due = due;
-    if (due) o.wake();
+    if (due) up.wake();
   }
 
   const api: Outputs = {
@@ -147,73 +152,62 @@ export function createOutputs(o: {
     due: true,
     list: all,
     async read() {
-      let s: Slot | undefined;
-      for (let i = 0; i < all.length; i++) if (!s || (all[i] as Slot).at < s.at) s = all[i];
-      const c = (s as Slot).c;
-      (s as Slot).at = o.clock.uptimeMs() + c.pollMs;
-      const r = await o.client.call({
+      let s = all[0] as Slot;
+      for (let i = 1; i < all.length; i++) if ((all[i] as Slot).at < s.at) s = all[i] as Slot;
+      const c = s.c;
+      s.at = p.clock.uptimeMs() + c.pollMs;
+      const key = config.service.apiKey;
+      const r = await (client || agent.client).call({
         op: c.field ? 'showdevicejson' : 'showdevicevalue',
-        segments: devSegments({ apiKey: o.apiKey, deviceId: c.sourceId, devicePin: c.sourcePin }),
-        secrets: [o.apiKey],
-        // A Value device's text as it is; a JSON string, number or boolean,
-        // or an object's value/data field, as what they hold (a service may
-        // quote it). A JSON device's field: `a.b` walks nested objects.
+        segments: devSegments({ apiKey: key, deviceId: c.sourceId, devicePin: c.sourcePin }),
+        secrets: [key],
+        // A Value device's text (the spec's bare text), trimmed, unless it
+        // reads as an error (the spec's rule for replies); a JSON device's
+        // field: `a.b` walks nested objects, an empty reply is {}.
         read(body) {
           const t = body.trim();
-          let v: unknown = t;
           const f = c.field;
-          if (f || (t && '{"['.indexOf(t.charAt(0)) >= 0)) {
-            try {
-              v = t ? JSON.parse(t) : {};
-            } catch {
-              if (f) return { ok: false, error: 'invalid JSON', note: describeBody(body) };
-            }
+          if (!f) {
+            const e = errorSignal(t);
+            return e ? { ok: false, error: e, note: describeBody(body) } : { ok: true, value: t, note: '' };
           }
-          const path = f ? f.split('.') : ['value', 'data'];
-          let w: unknown = v;
-          for (let i = 0; i < path.length; i++) {
-            const x = w !== null && typeof w === 'object' && !Array.isArray(w) ? (w as Record<string, unknown>)[path[i] as string] : undefined;
-            // A value read takes the object's first of value, data (or the text).
-            if (f) w = x;
-            else if (x !== undefined) return { ok: true, value: x, note: '' };
+          let v: unknown;
+          try {
+            v = JSON.parse(t || '{}');
+          } catch {
+            return { ok: false, error: 'invalid JSON', note: describeBody(body) };
           }
-          if (f) return { ok: true, value: w, note: '' };
-          // The value read carries the error rule of the spec; a JSON device's own data does not.
-          const e = errorSignal(t);
-          return e ? { ok: false, error: e, note: describeBody(body) } : { ok: true, value: v !== null && typeof v === 'object' ? t : v, note: '' };
+          const path = f.split('.');
+          for (let i = 0; i < path.length; i++) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[path[i] as string] : undefined;
+          return { ok: true, value: v, note: '' };
         },
       });
       if (stopped) return r;
-      const z = s as Slot;
       if (r.kind !== 'ok') {
-        z.failures++;
-        if (r.reason !== z.lastError) o.log.error('output ' + c.name + ': source not read: ' + r.reason);
-        z.lastError = r.reason;
+        s.failures++;
+        if (r.reason !== s.lastError) p.log.error('output ' + c.name + ': source not read: ' + r.reason);
+        s.lastError = r.reason;
       } else {
-        z.reads++;
+        s.reads++;
         const v = levelOf(c, r.value);
         if (typeof v === 'number') {
-          z.goodAt = o.clock.uptimeMs();
-          z.safe = false;
-          drive(z, v, 'source ' + c.sourceId);
+          s.goodAt = p.clock.uptimeMs();
+          s.safe = false;
+          drive(s, v, 'source ' + c.sourceId);
         } else {
-          z.refused++;
-          // As logged: quoted and escaped (one line), short; a long word
-          // masked, as it could be a key.
+          s.refused++;
+          // As logged: as JSON (quoted and escaped: one line); anything
+          // longer than a short word masked, as it could be a key.
           const raw = r.value;
-          let what = typeof raw === 'string' ? raw : String(JSON.stringify(raw));
-          if (raw === undefined) what = 'no field ' + c.field;
-          else if (what.length >= 12 && what.indexOf(' ') < 0) what = maskSecret(what);
-          else {
-            what = String(JSON.stringify(what));
-            if (what.length > 26) what = what.slice(0, 25) + '…';
+          let what = 'no field ' + c.field;
+          if (raw !== undefined) {
+            what = JSON.stringify(raw);
+            if (what.length > 13) what = maskSecret(what);
           }
-          z.lastError = 'refused ' + what + ': ' + v;
-          if (z.seen.indexOf(what) < 0) {
-            z.seen.push(what);
-            if (z.seen.length > 4) z.seen.shift();
-            o.log.error('output ' + c.name + ': ' + z.lastError + '; keeping ' + show(z, z.level));
-          }
+          // Logged when it differs from the last refusal or failure, like failures.
+          const e = 'refused ' + what + ': ' + v;
+          if (e !== s.lastError) p.log.error('output ' + c.name + ': ' + e + '; keeping ' + show(s, s.level));
+          s.lastError = e;
         }
       }
       arm();
@@ -226,37 +220,21 @@ export function createOutputs(o: {
     },
   };
 
-  const now = o.clock.uptimeMs();
-  for (let i = 0; i < o.outputs.length; i++) {
-    const c = o.outputs[i] as OutputConfig;
-    const s: Slot = {
-      c, level: -1, safe: true, reads: 0, failures: 0, refused: 0, seen: [], at: now,
-      o: c.kind === 'pwm' ? o.pins.pwmOut(c.pin, c.freqHz || 1000) : o.pins.digitalOut(c.pin),
-    };
-    drive(s, c.safe, '');
-    o.log.info('output ' + c.name + ': GP' + c.pin + ' holds ' + show(s, c.safe) + ' until the first good read');
-    all.push(s);
-  }
-  return api;
-}
-
-/**
- * Gives the running agent its outputs: made over its service client, read
- * through its uplink, stopped with it. The cold module's default export, so
- * that the resident program carries none of this. `client`: the reads'
- * path (tests); the agent's own otherwise. An error line when a pin is
- * refused: the agent goes on without outputs.
- */
-export function attachOutputs(agent: Agent, config: AgentConfig, p: Platform, client?: Pick<ServiceClient, 'call'>): string | undefined {
-  if (agent.outputs || !config.outputs.length) return undefined;
   try {
-    agent.outputs = agent.uplink.reads = createOutputs({
-      outputs: config.outputs, client: client || agent.client, apiKey: config.service.apiKey, pins: p.pins, clock: p.clock, timers: p.timers, log: p.log,
-      wake: agent.uplink.wake,
-    });
+    const now = p.clock.uptimeMs();
+    for (let i = 0; i < cs.length; i++) {
+      const c = cs[i] as OutputConfig;
+      const s: Slot = {
+        c, level: -1, safe: true, reads: 0, failures: 0, refused: 0, at: now,
+        o: c.kind === 'pwm' ? p.pins.pwmOut(c.pin, c.freqHz || 1000) : p.pins.digitalOut(c.pin),
+      };
+      drive(s, c.safe, 'safe level until the first good read');
+      all.push(s);
+    }
   } catch (e) {
-    return 'setup failed: ' + String(e);
+    return String(e);
   }
-  agent.uplink.wake();
+  agent.outputs = up.reads = api;
+  up.wake();
   return undefined;
 }

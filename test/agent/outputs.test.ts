@@ -2,9 +2,10 @@
 // scripted service client: what is accepted and refused, change-only
 // switching, the failsafe and its recovery, and what gets logged.
 import { describe, expect, it } from 'vitest';
-import { createOutputs, levelOf } from '../../src/agent/outputs';
+import { attachOutputs, levelOf } from '../../src/agent/outputs';
 import type { Outputs } from '../../src/agent/outputs';
-import type { OutputConfig } from '../../src/config/types';
+import type { AgentConfig, OutputConfig } from '../../src/config/types';
+import type { Uplink } from '../../src/agent/uplink';
 import type { Call, Outcome, ServiceClient } from '../../src/service/client';
 import { createSimPins } from '../../host/ports/pins';
 import { createFakeTime } from '../fakes/time';
@@ -32,11 +33,13 @@ function setup(outputs: OutputConfig[], answer: (c: Call<unknown>, n: number) =>
       return f.ok ? { kind: 'ok', status: 200, value: f.value, note: f.note, bytesSent: 100 } : { kind: 'reject', reason: f.error, bytesSent: 100 };
     },
   };
-  const o: Outputs = createOutputs({
-    outputs, client, apiKey: KEY, pins, clock: time.clock, timers: time.timers,
-    log: { info: (l) => void info.push(l), error: (l) => void errors.push(l) },
-    wake: () => void wakes++,
-  });
+  const agent: Parameters<typeof attachOutputs>[0] = { uplink: { wake: () => void wakes++ } as Uplink, client: {} as ServiceClient };
+  const log = { info: (l: string) => void info.push(l), error: (l: string) => void errors.push(l) };
+  expect(attachOutputs(agent, { outputs, service: { apiKey: KEY } as AgentConfig['service'] }, { pins, clock: time.clock, timers: time.timers, log }, client)).toBeUndefined();
+  const o = agent.outputs as Outputs;
+  // The uplink reads through the same object, and was woken for the first reads.
+  expect(agent.uplink.reads).toBe(o);
+  expect(wakes).toBeGreaterThan(0);
   const pin = (n: number) => pins.outputs().find((x) => x.pin === n);
   /** What the uplink does: a read whenever one is due. */
   const poll = async (ms: number, step = 1000): Promise<void> => {
@@ -75,7 +78,7 @@ describe('outputs', () => {
     expect(r.pin(16)).toMatchObject({ kind: 'digital', level: 1, writes: 1 });
     expect(r.o.list[0]).toMatchObject({ safe: true, level: 1 });
     expect(r.o.list[0]!.goodAt).toBeUndefined();
-    expect(r.info).toContain('output relay: GP16 holds on until the first good read');
+    expect(r.info).toContain('output relay: GP16 -> on (safe level until the first good read)');
     await r.poll(1000);
     expect(r.pin(16)?.level).toBe(0);
     expect(r.o.list[0]).toMatchObject({ safe: false, level: 0, reads: 1, goodAt: 0 });
@@ -94,6 +97,7 @@ describe('outputs', () => {
     expect(r.pin(16)?.writes).toBe(4);
     expect(r.pin(16)?.level).toBe(1);
     expect(r.info.filter((l) => l.includes(' -> '))).toEqual([
+      'output relay: GP16 -> off (safe level until the first good read)',
       'output relay: off -> on (source 7)', 'output relay: on -> off (source 7)', 'output relay: off -> on (source 7)',
     ]);
   });
@@ -108,7 +112,7 @@ describe('outputs', () => {
     expect(r.pin(16)!.level).toBe(0);
   });
 
-  it('refuses anything else: counted, logged once per distinct value, and the level is kept', async () => {
+  it('refuses anything else: counted, logged when it differs from the last refusal, and the level is kept', async () => {
     const script = ['1', 'maybe', 'maybe', '2', 'maybe', KEY, KEY, '1'];
     const r = setup([out()], (_c, n) => script[Math.min(n, script.length) - 1]!);
     await r.poll(40000);
@@ -117,9 +121,11 @@ describe('outputs', () => {
     expect(s.level).toBe(1);
     expect(r.pin(16)?.writes).toBe(2);
     expect(r.errors).toEqual([
-      'output relay: refused "maybe": not a digital level (0/1, on/off, true/false); keeping on',
-      'output relay: refused "2": not a digital level (0/1, on/off, true/false); keeping on',
-      expect.stringMatching(/^output relay: refused k3y0…\(33\): not a digital level/),
+      'output relay: refused "maybe": not 0/1, on/off or true/false; keeping on',
+      'output relay: refused "2": not 0/1, on/off or true/false; keeping on',
+      'output relay: refused "maybe": not 0/1, on/off or true/false; keeping on',
+      // Longer than a short word: masked, as it could be a key.
+      'output relay: refused "k3y…(35): not 0/1, on/off or true/false; keeping on',
     ]);
     // The key never appears in full.
     expect(r.errors.join('\n')).not.toContain(KEY);
@@ -134,20 +140,25 @@ describe('outputs', () => {
     expect(s.level).toBe(0);
     expect(s.refused).toBe(3);
     expect(s.failures).toBe(1);
-    expect(r.errors).toContain('output relay: refused no field vents.north: not a digital level (0/1, on/off, true/false); keeping on');
+    expect(r.errors).toContain('output relay: refused no field vents.north: not 0/1, on/off or true/false; keeping on');
     expect(r.errors.some((l) => l.startsWith('output relay: source not read: invalid JSON'))).toBe(true);
   });
 
-  it('takes a Value device text that a service quotes or wraps', async () => {
-    const bodies = ['"1"', '{"value":"0"}', '{"data":1}', ' 0 \r\n'];
+  it("takes a Value device's bare text, trimmed; a quoted or wrapped value is refused as what it is", async () => {
+    const bodies = [' 1 \r\n', '"0"', '{"value":"0"}', 'off'];
     const r = setup([out()], (_c, n) => bodies[Math.min(n, bodies.length) - 1]!);
     const levels: number[] = [];
     for (let i = 0; i < 4; i++) {
       await r.poll(5000);
       levels.push(r.o.list[0]!.level);
     }
-    expect(levels).toEqual([1, 0, 1, 0]);
-    expect(r.o.list[0]!.refused).toBe(0);
+    expect(levels).toEqual([1, 1, 1, 0]);
+    expect(r.o.list[0]!.refused).toBe(2);
+    expect(r.errors).toEqual([
+      'output relay: refused "\\"0\\"": not 0/1, on/off or true/false; keeping on',
+      // A long word with no space is masked: it could be a key.
+      'output relay: refused "{\\"…(19): not 0/1, on/off or true/false; keeping on',
+    ]);
   });
 
   it('treats a value read that reads as an error as a failed read, not a value', async () => {
@@ -171,7 +182,8 @@ describe('outputs', () => {
     // 30 s after the last good read (at 0 s).
     expect(r.pin(16)?.level).toBe(0);
     expect(r.o.list[0]).toMatchObject({ safe: true, lastError: 'connect: refused' });
-    expect(r.errors).toContain('output relay: no good read for 30 s; holding the safe level off');
+    expect(r.errors).toContain('output relay: no good read for 30 s: failsafe');
+    expect(r.info).toContain('output relay: on -> off (failsafe)');
     // Failures logged once per distinct reason, not once per read.
     expect(r.errors.filter((l) => l.includes('source not read')).length).toBe(1);
     failing = false;

@@ -95,7 +95,7 @@ describe.skipIf(!usable)('on the device engine', () => {
     const out = r.run.stdout;
     expect(r.died).toBe(false);
     expect(out).not.toMatch(/SyntaxError|TypeError|ReferenceError/);
-    expect(out).toContain('output relay: GP16 holds off until the first good read');
+    expect(out).toContain('output relay: GP16 -> off (safe level until the first good read)');
     expect(out).toContain('output vent: 0% -> 75% (source 10)');
     expect(out).toContain('output relay: off -> on (source 8)');
     expect(out).toContain('output relay: on -> off (source 8)');

@@ -22,9 +22,9 @@ describe('an output in the saved config', () => {
     const pin = () => (b.p.pins as SimPins).outputs().find((x) => x.pin === 16);
     // Made once the boot is done (cold code on the board), safe (off) until the first read.
     expect(pin()).toBeUndefined();
-    expect(b.out()).not.toContain('output pump: GP16 holds off until the first good read');
+    expect(b.out()).not.toContain('output pump: GP16 -> off (safe level until the first good read)');
     await b.run(1);
-    expect(b.out()).toContain('output pump: GP16 holds off until the first good read');
+    expect(b.out()).toContain('output pump: GP16 -> off (safe level until the first good read)');
     await b.run(3000);
     expect(pin()?.level).toBe(1);
     expect(b.out()).toContain('output pump: off -> on (source ' + control.id + ')');
@@ -34,7 +34,7 @@ describe('an output in the saved config', () => {
     b.cmd.status!();
     // The console wraps a long line; its continuations start with two spaces.
     const shown = b.out().slice(n).join('\n').replace(/\n {2}/g, ' ');
-    expect(shown).toMatch(new RegExp('\\noutput    pump GP16 on, source ' + control.id + ', good read \\d+ s ago, [23] reads, 0 failed, 1 refused; last: refused "maybe": not a digital level \\(0/1, on/off, true/false\\)\\n'));
+    expect(shown).toMatch(new RegExp('\\noutput    pump GP16 on, source ' + control.id + ', good read \\d+ s ago, [23] reads, 0 failed, 1 refused; last: refused "maybe": not 0/1, on/off or true/false\\n'));
     const r = JSON.parse(healthReport(b.rt)) as { outputs: Record<string, unknown> };
     expect(r.outputs).toEqual({ pump: { level: 1, safe: false, goodS: expect.any(Number), reads: expect.any(Number), failed: 0, refused: 1 } });
     b.rt.stop();

@@ -1,0 +1,77 @@
+// The harness of outputs-cost (see outputs-cost.ts): the same fakes, reads
+// and measuring code in both programs, so that the difference of their
+// floors is what the outputs' code and state hold on the engine's heap.
+import type { Platform } from '../../src/ports/ports';
+import type { Call, Outcome } from '../../src/service/client';
+import { floor } from './heap-probe';
+
+declare function print(s: string): void;
+declare function setTimeout(cb: () => void, ms: number): number;
+declare function clearTimeout(id: number): void;
+
+/** What the harness hands the program under test: the agent's shape as attachOutputs sees it. */
+export interface FakeAgent {
+  outputs?: { due: boolean; read(): Promise<unknown>; stop(): void };
+  uplink: { wake(): void; reads?: unknown };
+  client: { call<T>(c: Call<T>): Promise<Outcome<T>> };
+}
+
+const BODIES = ['1', '0', 'maybe', '1', '0', '2', '1', '0'];
+
+export function run(attach: ((agent: FakeAgent, config: unknown, p: Platform) => string | undefined) | undefined, n: number): void {
+  let now = 0;
+  let k = 0;
+  const lines: string[] = [];
+  const drivers = { write(): void {}, close(): void {}, duty(): void {} };
+  const p = {
+    pins: { digitalOut: () => drivers, pwmOut: () => drivers },
+    clock: { uptimeMs: () => now },
+    timers: { setTimeout, clearTimeout },
+    log: { info: (l: string) => void lines.push(l), error: (l: string) => void lines.push(l) },
+  } as unknown as Platform;
+  const agent: FakeAgent = {
+    uplink: { wake(): void {} },
+    client: {
+      call<T>(c: Call<T>): Promise<Outcome<T>> {
+        const b = BODIES[k++ % BODIES.length] as string;
+        const f = c.read(b, b, c.secrets);
+        return Promise.resolve((f.ok ? { kind: 'ok', status: 200, value: f.value, note: f.note, bytesSent: 100 } : { kind: 'reject', reason: f.error, bytesSent: 100 }) as Outcome<T>);
+      },
+    },
+  };
+  const outputs = [];
+  for (let i = 0; i < n; i++) {
+    outputs.push(i % 2
+      ? { name: 'vent', kind: 'pwm', pin: 18, sourceId: 10, sourcePin: 10, field: 'vent', pollMs: 5000, safe: 0, failsafeMs: 600000, freqHz: 1000, scale: 100 }
+      : { name: 'relay', kind: 'digital', pin: 16, sourceId: 8, sourcePin: 8, field: '', pollMs: 5000, safe: 0, failsafeMs: 600000, invert: false });
+  }
+  const config = { outputs, service: { apiKey: 'k3y0123456789abcdef0123456789abcd' } };
+  // The built-ins the outputs call, made once here (the engine makes each
+  // on first use, and the agent on a board has made them long before).
+  const w = [' A '.trim().toLowerCase().indexOf('a'), JSON.stringify(JSON.parse('{"a":[1]}')), Math.round(isFinite(Number('1.5')) ? 1.5 : 0), 'a.b'.split('.').slice(0, 1), String(1)];
+  if (w.push(0) > 9) w.shift();
+  void (async (): Promise<number> => w.length)().then((n) => Promise.resolve(n));
+  const base = floor();
+  if (attach) print('attach: ' + String(attach(agent, config, p)) + '\n');
+  lines.length = 0;
+  const attached = floor();
+  let reads = 0;
+  const step = (): void => {
+    if (reads >= 40) {
+      lines.length = 0;
+      print('@RESULT ' + JSON.stringify({ base, attached, end: floor() }) + '\n');
+      // Its timer let go: the program ends.
+      if (agent.outputs) agent.outputs.stop();
+      return;
+    }
+    reads++;
+    now += 5000;
+    const o = agent.outputs;
+    if (!o || !o.due) {
+      setTimeout(step, 0);
+      return;
+    }
+    void o.read().then(() => setTimeout(step, 0));
+  };
+  setTimeout(step, 0);
+}
