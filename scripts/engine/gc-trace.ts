@@ -2,7 +2,7 @@
 // the reference config on the Pico W's heap, with the engine's own counters
 // read from outside, which no program can read (heapUsed is only part of it).
 //   npx tsx scripts/engine/gc-trace.ts --engine PATH [--seconds 90] [--skip 15]
-//     [--pad BYTES] [--no-probe] [--dump FILE] [--no-config] [--health] [--outputs [1]]
+//     [--pad BYTES] [--no-probe] [--dump FILE] [--no-config] [--health] [--outputs [1]] [--poll-ms N]
 // (--skip: seconds of each boot left out, its parse and start-up; --pad: the
 // stand-in's ballast, as npm run bench -- --align prints it; --no-probe: the
 // stand-in's marks skip their post-collection probe, which itself carries
@@ -103,26 +103,33 @@ function locate(pid: number): Where | undefined {
 /**
  * --health: the reference config reporting its health every minute to a
  * device of its own (the stand-in takes any write). --outputs: two outputs
- * read at the shortest poll (5 s), a relay on a Value device (id 8) and a
- * vent's PWM on a JSON device's field (id 9), whose stored values the
- * stand-in changes at every read.
+ * read at the shortest poll (5 s; --poll-ms N: every N ms, 60000 being
+ * the default of a config), a relay on a Value device (id 8) and a vent's
+ * PWM on a JSON device's field (id 9), whose stored values the stand-in
+ * changes at every read.
  */
 function withHealth(c: AgentConfig): AgentConfig {
   if (process.argv.includes('--health')) c.health = { id: 9, pin: 9, intervalMs: 60000 };
   if (process.argv.includes('--outputs')) {
     // `--outputs 1`: the relay alone.
     const one = arg('outputs') === '1';
+    const pollMs = Number(arg('poll-ms')) || 5000;
     c.outputs = [
-      { name: 'relay', kind: 'digital', pin: 16, sourceId: 8, sourcePin: 8, field: '', pollMs: 5000, safe: 0, failsafeMs: 600000, invert: false },
-      { name: 'vent', kind: 'pwm', pin: 18, sourceId: 10, sourcePin: 10, field: 'vent', pollMs: 5000, safe: 0, failsafeMs: 600000, freqHz: 1000, scale: 100 },
+      { name: 'relay', kind: 'digital', pin: 16, sourceId: 8, sourcePin: 8, field: '', pollMs, safe: 0, failsafeMs: 600000, invert: false },
+      { name: 'vent', kind: 'pwm', pin: 18, sourceId: 10, sourcePin: 10, field: 'vent', pollMs, safe: 0, failsafeMs: 600000, freqHz: 1000, scale: 100 },
     ].slice(0, one ? 1 : 2) as AgentConfig['outputs'];
   }
   return c;
 }
 
 function median(v: number[]): number {
+  return pct(v, 50);
+}
+
+/** The p-th percentile (nearest rank below) of v. */
+function pct(v: number[], p: number): number {
   const s = [...v].sort((a, b) => a - b);
-  return s.length ? s[s.length >> 1]! : NaN;
+  return s.length ? s[Math.floor(((s.length - 1) * p) / 100)]! : NaN;
 }
 
 async function main(): Promise<void> {
@@ -270,6 +277,10 @@ async function main(): Promise<void> {
   const highest = samples.reduce((m, x) => (x.used > m.used ? x : m), samples[0]!);
   console.log(`objects alive right after a collection: median ${median(after.map((s) => s.objects))} (a collection at a limit needs 1/16 of them made since the last); made since the last when a limit went up without one: median ${median(freshAtRaise)}`);
   if (lowest) console.log(`lowest count after a collection: ${made(lowest)}`);
+  // The live set with the least in flight: a feature's cost is best told by
+  // these, which one quiet moment (the lowest) or the busy ones (the median) sway.
+  const used = after.map((s) => s.used);
+  console.log(`heapUsed right after a collection: lowest ${Math.min(...used)} B, 10th percentile ${pct(used, 10)} B, 25th ${pct(used, 25)} B, median ${pct(used, 50)} B (${used.length} collections)`);
   console.log(`highest heapUsed: ${made(highest)}, ${(highest.at / 1000).toFixed(1)} s after the engine started`);
   console.log(`heapPeak reached its highest ${(topAt.at / 1000).toFixed(1)} s after the engine started (${topAt.at < skipMs ? 'in the boot' : 'in the loop'}), the engine's count then ${topAt.allocated} B against a limit of ${steps(topAt.limit)} steps`);
   console.log(`heapPeak ${peak} B raw (${(peak / w.step).toFixed(2)} steps); every figure here includes the radio stand-in (its live set: npm run bench, §7 "stand-in alone")`);
