@@ -3,6 +3,7 @@
 // read from outside, which no program can read (heapUsed is only part of it).
 //   npx tsx scripts/engine/gc-trace.ts --engine PATH [--seconds 90] [--skip 15]
 //     [--pad BYTES] [--no-probe] [--dump FILE] [--no-config] [--health] [--outputs [1]] [--poll-ms N]
+//     [--interval-ms N]
 // (--skip: seconds of each boot left out, its parse and start-up; --pad: the
 // stand-in's ballast, as npm run bench -- --align prints it; --no-probe: the
 // stand-in's marks skip their post-collection probe, which itself carries
@@ -10,7 +11,9 @@
 // the agent's boot, as CSV, and its output by the ms it arrived in FILE.out;
 // --no-config: the boot without a configuration, console only; --health:
 // the reference config with a health report every minute; --outputs: two
-// outputs read every 5 s.)
+// outputs read every 5 s; --interval-ms: the sensors sampled every N ms
+// instead of every second, e.g. a quiet agent whose live set between
+// requests is what a feature's permanent cost is told by.)
 //
 // JerryScript (the commit Kaluma 1.2.1 pins) collects when an allocation
 // would take its own count of allocated bytes past a limit that moves in
@@ -203,7 +206,7 @@ async function main(): Promise<void> {
   setImmediate(sampler);
   const run = await runBoard(engine, {
     name: 'gc-trace',
-    config: process.argv.includes('--no-config') ? undefined : toSaved(withHealth(referenceConfig())),
+    config: process.argv.includes('--no-config') ? undefined : toSaved(withHealth(referenceConfig({ intervalMs: Number(arg('interval-ms')) || undefined }))),
     periodMs: 2000,
     seconds,
     pad: Number(arg('pad')) || undefined,
