@@ -165,7 +165,7 @@ export function valueExports(path: string): string[] {
  * In a cold module, an import of a module the resident program shares
  * (src/shared.ts) reads the resident's copy instead of bundling another.
  */
-function fromResident(direct = false): Plugin {
+function fromResident(): Plugin {
   return {
     name: 'from-resident',
     setup(b) {
@@ -179,12 +179,7 @@ function fromResident(direct = false): Plugin {
         // The table is read by number: its row, and the export's column.
         const row = `${SHARED_PARAM}[${Object.keys(SHARED_NAMES).indexOf(key)}]`;
         return {
-          // `direct` (a kept cold module): each name read from the table
-          // itself, as a binding for the module object would stay in the
-          // scope as long as the module; else the object once, less code.
-          contents: direct
-            ? names.map((n) => `export const ${n} = ${row}[${listed.indexOf(n)}];`).join('\n')
-            : `const m = ${row};\n` + names.map((n) => `export const ${n} = m[${listed.indexOf(n)}];`).join('\n'),
+          contents: `const m = ${row};\n` + names.map((n) => `export const ${n} = m[${listed.indexOf(n)}];`).join('\n'),
           loader: 'js',
         };
       });
@@ -199,7 +194,7 @@ async function buildColdModule(board: string, file: string, keep: Set<string>): 
   // add an exports object and its helpers).
   const options = common(board);
   const kept = KEPT_COLD.includes(basename(file, '.ts'));
-  const r = await build({ ...options, format: 'esm', entryPoints: [file], outfile: 'cold.js', plugins: [fromResident(kept), ...(options.plugins ?? [])] });
+  const r = await build({ ...options, format: 'esm', entryPoints: [file], outfile: 'cold.js', plugins: [fromResident(), ...(options.plugins ?? [])] });
   const raw = r.outputFiles?.[0]?.text ?? '';
   const m = /^([\s\S]*)export\{([\w$]+) as default\};\n$/.exec(raw);
   if (!m?.[1] || !m[2] || /^import\b|[;}]import\b/.test(m[1])) throw new Error(`${file}: a cold module must have one default export and import no runtime module`);

@@ -1,11 +1,12 @@
 // A cold module or a part reads what it imports from the resident program's
-// shared table (scripts/build.ts, fromResident): `var m = __shared["x"],
-// a = m.a, b = m.b, ...`, one binding per export of that module whether the
-// code uses it or not; the bundler keeps them all, as a property read might
-// have effects. Each is a binding in the module's scope on the device's
-// heap for as long as any of its functions lives (for the agent's part and
-// a kept module, the whole run), and a name in the literal storage. This
-// drops the ones nothing reads.
+// shared table (scripts/build.ts, fromResident): `var m = __shared[4],
+// a = m[0], b = m[1], ...`, one binding per export of that module whether
+// the code uses it or not; the bundler keeps them all, as a property read
+// might have effects. Such code is text in the program and bytecode while
+// it is parsed (the agent's part: at every boot, in the resident budget),
+// for nothing. This drops the ones nothing reads. (A binding that no inner
+// function reads lives in a register, measured on the device's engine: the
+// ones kept cost no heap once the module's start-up has run.)
 import { parse } from 'acorn';
 import { fullAncestor } from 'acorn-walk';
 import type { Node } from 'acorn';

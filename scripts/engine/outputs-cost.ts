@@ -14,11 +14,11 @@ import { engineMain, runEngine, verdict } from './lib';
 
 interface Result { base: number; attached: number; end: number }
 
-async function one(entry: string, out: string, engine: string): Promise<Result | string> {
+async function one(entry: string, out: string, engine: string, outputs = 0): Promise<Result | string> {
   // As the device bundle is built (scripts/build.ts), without its cold
   // section: the outputs' module is cold code, which the bundle's build
   // refuses to import into a resident program.
-  await build({ entryPoints: [entry], outfile: out, bundle: true, format: 'iife', platform: 'neutral', target: 'es2019', minify: true, charset: 'ascii', legalComments: 'none', logLevel: 'warning' });
+  await build({ entryPoints: [entry], outfile: out, bundle: true, format: 'iife', platform: 'neutral', target: 'es2019', minify: true, charset: 'ascii', legalComments: 'none', logLevel: 'warning', define: { OUTPUTS_N: String(outputs) } });
   const file = out;
   const r = await runEngine(engine, file, { timeoutMs: 120000 });
   const m = /@RESULT (.*)/.exec(r.stdout);
@@ -27,8 +27,8 @@ async function one(entry: string, out: string, engine: string): Promise<Result |
 
 engineMain('outputs-cost', async (engine) => {
   const none = await one('scripts/engine/outputs-cost.none.entry.ts', 'dist/engine/outputs-cost-none.js', engine);
-  const one1 = await one('scripts/engine/outputs-cost.entry.ts', 'dist/engine/outputs-cost-1.js', engine);
-  const two = await one('scripts/engine/outputs-cost.two.entry.ts', 'dist/engine/outputs-cost-2.js', engine);
+  const one1 = await one('scripts/engine/outputs-cost.entry.ts', 'dist/engine/outputs-cost-1.js', engine, 1);
+  const two = await one('scripts/engine/outputs-cost.entry.ts', 'dist/engine/outputs-cost-2.js', engine, 2);
   for (const r of [none, one1, two]) if (typeof r === 'string') {
     console.log(r);
     return false;

@@ -178,7 +178,7 @@ export function createUplink(o: {
       if (rep || outs) {
         st.requests++;
         st.inFlightSinceMs = o.clock.uptimeMs();
-        // The outputs log their own failures, once per distinct reason.
+        // The outputs log their own failures (when one differs from the last).
         r = rep ? await o.writer.writeJson(rep.dev, rep.json, true) : await (outs as Outputs).read();
         st.inFlightSinceMs = undefined;
         st.bytesSent += r.bytesSent;

@@ -29,7 +29,7 @@ describe('unused shared bindings', () => {
     expect(r.code).toContain('g=1');
   });
 
-  it('drops a name read straight from the table (a kept module\'s form) when nothing reads it', () => {
+  it('drops a name read straight from the table when nothing reads it', () => {
     const code = '(function(__shared){var a=__shared["lib"].twice,b=__shared["lib"].half;return a(2)})';
     const r = dropUnusedShared(code, '__shared');
     expect(r.dropped).toEqual(['b']);
