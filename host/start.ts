@@ -25,7 +25,6 @@ import type { DataFormat } from '../src/model';
 import { createHttpClient } from '../src/net/http';
 import { boot } from '../src/runtime';
 import type { Runtime } from '../src/runtime';
-import type { attachOutputs } from '../src/agent/outputs';
 import { createServiceOps } from '../src/service/reads';
 import { buildBundle } from '../scripts/build';
 import { createHostPlatform } from './platform';
@@ -224,7 +223,7 @@ async function main(): Promise<void> {
         return m.ok ? m.value(r) : (console.log('health: ' + m.error), undefined);
       },
       // So are the outputs (the relay on GP16).
-      outputs: () => cold.load<typeof attachOutputs>('outputs'),
+      outputs: cold.load,
       onDelivered: (d) => {
         const body = d.count > 1 ? `${d.count} readings` : d.body || '';
         console.log(`${clock()}  delivered  ${d.device.padEnd(9)} seq ${String(d.lastSeq).padStart(4)}  HTTP ${d.status}  ${body.slice(0, 90)}`);

@@ -30,7 +30,7 @@ import { decodeUtf8 } from './utf8';
 const enum K {
   Mark = '/*PDA-COLD ',
   /** The header line is read in one piece of this size; the build keeps it shorter. */
-  HeadMax = 384,
+  HeadMax = 448,
   Messages = 'msg',
   /** Width of one entry of the messages' index: 5 hex digits of offset, 3 of length. */
   Entry = 8,
@@ -50,7 +50,7 @@ export type ColdResult<T> = { ok: true; value: T } | { ok: false; error: string 
 
 export interface ColdLoader {
   /** The module's default export, freshly evaluated; drop it when done. */
-  load<T>(name: string): ColdResult<T>;
+  load<T>(this: void, name: string): ColdResult<T>;
   /** Why the module would not load now (not there, or not enough heap), or undefined when it would. */
   fits(this: void, name: string): string | undefined;
   /** The resident program's message `i` (scripts/messages.ts), or "#i" when the messages cannot be read. */

@@ -3,9 +3,7 @@
 // bundle is a script, not a module) and never throws at top level: a
 // top-level exception unloads the whole program.
 import { createColdLoader } from './cold';
-import type { ColdResult } from './cold';
 import type { ConfigCodec } from './config/store';
-import type { attachOutputs } from './agent/outputs';
 import { exposeCommands } from './console/stubs';
 import { createKalumaPlatform } from './ports/kaluma/index';
 import { nextTurn } from './ports/kaluma/time';
@@ -69,8 +67,9 @@ try {
     // the boot adds its own: the engine would let it ride up the steps.
     if (p.system.collect) p.system.collect();
     try {
-      // The outputs' code, for a config with outputs: loaded once, kept while they run.
-      held.rt = b(s, o, p, { codec, checker: __CHECKER__, report, outputs: cold.load.bind(cold, 'outputs') as () => ColdResult<typeof attachOutputs> });
+      // The outputs' code, for a config with outputs: the part that keeps
+      // them loaded once and kept while they run, a read's loaded per read.
+      held.rt = b(s, o, p, { codec, checker: __CHECKER__, report, outputs: cold.load });
       x(held.rt, cold);
     } catch (e) {
       console.error('boot failed: ' + String(e) + '; the console is still up');

@@ -9,8 +9,7 @@ import { openBootState } from './agent/bootstate';
 import type { BootState } from './agent/bootstate';
 import { createLed } from './agent/led';
 import type { Led } from './agent/led';
-import type { attachOutputs as AttachOutputs } from './agent/outputs';
-import type { ColdResult } from './cold';
+import type { attachOutputs as AttachOutputs, LoadCold } from './agent/outputs';
 import type { Delivery } from './agent/uplink';
 import type { WatchdogFeeder } from './agent/watchdog';
 import { getBoard } from './board';
@@ -111,10 +110,11 @@ export interface RuntimeHooks {
    */
   report?: (rt: Runtime) => string | undefined;
   /**
-   * What gives the agent its outputs (src/agent/outputs.ts, cold code on the
-   * board), or why it cannot be loaded now.
+   * Loads the outputs' cold code by name (the cold loader's load()): the
+   * module 'outputs' gives the agent its outputs (src/agent/outputs.ts), and
+   * loads 'output-read' through this for each read.
    */
-  outputs?: () => ColdResult<typeof AttachOutputs>;
+  outputs?: LoadCold;
 }
 
 /** bootWith() with the config store's and the boot state's own makers: the host and the tests. */
@@ -291,10 +291,10 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
    */
   function attachOutputs(): void {
     if (!agent || outputsDone || !config.outputs.length || !hooks.outputs) return;
-    const m = hooks.outputs();
+    const m = hooks.outputs<typeof AttachOutputs>('outputs');
     if (!m.ok) return log.error('outputs: ' + m.error + '; trying again in ' + K.TickMs / 1000 + ' s');
     outputsDone = true;
-    const e = m.value(agent, config, p);
+    const e = m.value(agent, config, p, hooks.outputs);
     if (e) log.error('outputs: ' + e);
   }
 

@@ -1,8 +1,21 @@
-// On the device's engine: the harness with OUTPUTS_N outputs (attachOutputs,
-// as the cold module's default export, over the harness's fakes). OUTPUTS_N
-// is put in by the build (scripts/engine/outputs-cost.ts): 1 or 2.
-import { attachOutputs } from '../../src/agent/outputs';
+// On the device's engine: the harness with OUTPUTS_N outputs (0: the
+// baseline), the outputs' cold modules evaluated from their text as the
+// loader does. Put in by the build (scripts/engine/outputs-cost.ts):
+// OUTPUTS_N, the modules' text, the shared rows they read.
+import { SHARED_NAMES } from '../../src/shared';
+import * as client from '../../src/service/client';
+import * as parse from '../../src/service/parse';
 import { run } from './outputs-cost.harness';
 
 declare const OUTPUTS_N: number;
-run(attachOutputs as unknown as Parameters<typeof run>[0], OUTPUTS_N);
+declare const OUTPUTS_CODE: string;
+declare const READ_CODE: string;
+declare const READ_STRINGS: string;
+declare const SHARED_ROWS: string[];
+
+// The shared table as the loader hands it out, with the rows the outputs
+// read (the others empty): the same in every program here.
+const ns: Record<string, Record<string, unknown>> = { 'service/client': client, 'service/parse': parse };
+const shared = Object.keys(SHARED_NAMES).map((k) => (SHARED_ROWS.indexOf(k) >= 0 ? (SHARED_NAMES[k] as string[]).map((n) => (ns[k] as Record<string, unknown>)[n]) : []));
+const ev = (code: string): ((...a: unknown[]) => unknown) => (0, eval)(code) as (...a: unknown[]) => unknown;
+run(OUTPUTS_N, shared, () => ev(OUTPUTS_CODE)(shared), () => ev(READ_CODE)(shared, JSON.parse(READ_STRINGS)), [OUTPUTS_CODE, READ_CODE, READ_STRINGS]);

@@ -6,6 +6,7 @@ import type { Call, Outcome } from '../../src/service/client';
 import { floor } from './heap-probe';
 
 declare function print(s: string): void;
+declare const READS: number;
 declare function setTimeout(cb: () => void, ms: number): number;
 declare function clearTimeout(id: number): void;
 
@@ -18,7 +19,15 @@ export interface FakeAgent {
 
 const BODIES = ['1', '0', 'maybe', '1', '0', '2', '1', '0'];
 
-export function run(attach: ((agent: FakeAgent, config: unknown, p: Platform) => string | undefined) | undefined, n: number): void {
+type Load = (name: string) => { ok: true; value: unknown };
+type Attach = (agent: FakeAgent, config: unknown, p: Platform, load: Load) => string | undefined;
+
+/**
+ * `n` outputs (0: none, the baseline); `kept()` evaluates the outputs' kept
+ * module (its default export, attachOutputs), `read()` a read's module.
+ * `held`: what every program keeps alike (the shared table, the modules' text).
+ */
+export function run(n: number, held: unknown, kept: () => unknown, read: () => unknown, text: string[]): void {
   let now = 0;
   let k = 0;
   const lines: string[] = [];
@@ -51,13 +60,16 @@ export function run(attach: ((agent: FakeAgent, config: unknown, p: Platform) =>
   const w = [' A '.trim().toLowerCase().indexOf('a'), JSON.stringify(JSON.parse('{"a":[1]}')), Math.round(isFinite(Number('1.5')) ? 1.5 : 0), 'a.b'.split('.').slice(0, 1), String(1)];
   if (w.push(0) > 9) w.shift();
   void (async (): Promise<number> => w.length)().then((n) => Promise.resolve(n));
+  (globalThis as unknown as Record<string, unknown>).held = [held, text];
+  // As the cold loader does: the module evaluated afresh, nothing kept.
+  const load: Load = () => ({ ok: true, value: read() });
   const base = floor();
-  if (attach) print('attach: ' + String(attach(agent, config, p)) + '\n');
+  if (n) print('attach: ' + String((kept() as Attach)(agent, config, p, load)) + '\n');
   lines.length = 0;
   const attached = floor();
   let reads = 0;
   const step = (): void => {
-    if (reads >= 40) {
+    if (reads >= READS) {
       lines.length = 0;
       print('@RESULT ' + JSON.stringify({ base, attached, end: floor() }) + '\n');
       // Its timer let go: the program ends.

@@ -1,9 +1,12 @@
-// Outputs driven by a stored value (src/agent/outputs.ts), against a
-// scripted service client: what is accepted and refused, change-only
-// switching, the failsafe and its recovery, and what gets logged.
+// Outputs driven by a stored value (src/agent/outputs.ts, and each read's
+// code, src/agent/output-read.ts), against a scripted service client: what
+// is accepted and refused, change-only switching, the failsafe and its
+// recovery, a read whose code cannot be loaded, and what gets logged.
 import { describe, expect, it } from 'vitest';
-import { attachOutputs, levelOf } from '../../src/agent/outputs';
-import type { Outputs } from '../../src/agent/outputs';
+import { attachOutputs } from '../../src/agent/outputs';
+import type { LoadCold, Outputs } from '../../src/agent/outputs';
+import { levelOf } from '../../src/agent/output-read';
+import { loadOutputsCode } from '../fakes/outputs-code';
 import type { AgentConfig, OutputConfig } from '../../src/config/types';
 import type { Uplink } from '../../src/agent/uplink';
 import type { Call, Outcome, ServiceClient } from '../../src/service/client';
@@ -16,14 +19,19 @@ function out(over: Partial<OutputConfig> = {}): OutputConfig {
   return { name: 'relay', kind: 'digital', pin: 16, sourceId: 7, sourcePin: 77, field: '', pollMs: 5000, safe: 0, failsafeMs: 60000, invert: false, ...over };
 }
 
-/** Answers each read from `answer` (a body, or an outcome of failure); records every call. */
-function setup(outputs: OutputConfig[], answer: (c: Call<unknown>, n: number) => string | Outcome<unknown>) {
+/**
+ * Answers each read from `answer` (a body, or an outcome of failure);
+ * records every call. `load`: how a read's code is loaded (default: it
+ * always loads; each load counted in `loads`).
+ */
+function setup(outputs: OutputConfig[], answer: (c: Call<unknown>, n: number) => string | Outcome<unknown>, load?: LoadCold) {
   const time = createFakeTime();
   const pins = createSimPins({ clock: time.clock, random: () => 0.5 });
   const calls: Call<unknown>[] = [];
   const info: string[] = [];
   const errors: string[] = [];
   let wakes = 0;
+  const loads: Record<string, number> = {};
   const client: Pick<ServiceClient, 'call'> = {
     call: async <T>(c: Call<T>): Promise<Outcome<T>> => {
       calls.push(c);
@@ -35,7 +43,7 @@ function setup(outputs: OutputConfig[], answer: (c: Call<unknown>, n: number) =>
   };
   const agent: Parameters<typeof attachOutputs>[0] = { uplink: { wake: () => void wakes++ } as Uplink, client: {} as ServiceClient };
   const log = { info: (l: string) => void info.push(l), error: (l: string) => void errors.push(l) };
-  expect(attachOutputs(agent, { outputs, service: { apiKey: KEY } as AgentConfig['service'] }, { pins, clock: time.clock, timers: time.timers, log }, client)).toBeUndefined();
+  expect(attachOutputs(agent, { outputs, service: { apiKey: KEY } as AgentConfig['service'] }, { pins, clock: time.clock, timers: time.timers, log }, load || loadOutputsCode(loads), client)).toBeUndefined();
   const o = agent.outputs as Outputs;
   // The uplink reads through the same object, and was woken for the first reads.
   expect(agent.uplink.reads).toBe(o);
@@ -48,7 +56,7 @@ function setup(outputs: OutputConfig[], answer: (c: Call<unknown>, n: number) =>
       await time.advance(step);
     }
   };
-  return { time, pins, pin, calls, info, errors, o, poll, wakes: () => wakes };
+  return { time, pins, pin, calls, info, errors, o, poll, loads, wakes: () => wakes };
 }
 
 describe('output values', () => {
@@ -83,6 +91,9 @@ describe('outputs', () => {
     expect(r.pin(16)?.level).toBe(0);
     expect(r.o.list[0]).toMatchObject({ safe: false, level: 0, reads: 1, goodAt: 0 });
     expect(r.info).toContain('output relay: on -> off (source 7)');
+    // The read's code is loaded for the read (the part that holds the
+    // outputs is the caller's, loaded once).
+    expect(r.loads).toEqual({ 'output-read': 1 });
     // Read as a Value device: showdevicevalue with the source's id and PIN.
     expect(r.calls[0]!.op).toBe('showdevicevalue');
     expect(r.calls[0]!.segments).toEqual([['apiKey', KEY], ['deviceId', '7'], ['devicePin', '77']]);
@@ -225,5 +236,27 @@ describe('outputs', () => {
     r.o.stop();
     expect(r.pin(16)?.open).toBe(false);
     expect(r.time.pending()).toBe(0);
+  });
+
+  it("counts a read whose code cannot be loaded as a failed read, logged once, and still reaches the failsafe", async () => {
+    let why = '';
+    const load: LoadCold = <T>(name: string) => (why ? { ok: false as const, error: why } : loadOutputsCode()<T>(name));
+    const r = setup([out({ safe: 0, failsafeMs: 20000 })], () => '1', load);
+    await r.poll(1000);
+    expect(r.pin(16)?.level).toBe(1);
+    why = 'cold code output-read: not enough free heap now (4000 B free, about 9000 B needed)';
+    const outcome = await r.o.read();
+    // Retried with the uplink's backoff, nothing sent.
+    expect(outcome).toEqual({ kind: 'retry', reason: why, bytesSent: 0 });
+    await r.poll(24000);
+    expect(r.calls.length).toBe(1);
+    expect(r.o.list[0]).toMatchObject({ reads: 1, failures: 5, safe: true, lastError: why, level: 0 });
+    expect(r.pin(16)?.level).toBe(0);
+    expect(r.errors).toEqual(['output relay: ' + why, 'output relay: no good read for 20 s: failsafe']);
+    // Loadable again: the next read follows the source.
+    why = '';
+    await r.poll(5000);
+    expect(r.pin(16)?.level).toBe(1);
+    expect(r.o.list[0]!.safe).toBe(false);
   });
 });

@@ -4,6 +4,7 @@
 // agent produced.
 import { createAgent } from '../../src/agent/agent';
 import { attachOutputs } from '../../src/agent/outputs';
+import { loadOutputsCode } from '../fakes/outputs-code';
 import type { ServiceClient } from '../../src/service/client';
 import type { Agent } from '../../src/agent/agent';
 import type { WriteOutcome, Writer } from '../../src/agent/uplink';
@@ -198,7 +199,7 @@ export class Rig {
     this.agent = made.agent;
     this.agent.start();
     // As the runtime does once the boot is done (src/runtime.ts, attachOutputs).
-    const e = attachOutputs(this.agent, this.o.config, p, this.o.reader ? this.o.reader(this) : undefined);
+    const e = attachOutputs(this.agent, this.o.config, p, loadOutputsCode(), this.o.reader ? this.o.reader(this) : undefined);
     if (e) throw new Error(e);
     const h = this.o.health;
     if (h) {

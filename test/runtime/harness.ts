@@ -3,7 +3,7 @@
 // settings, like a power cycle. Real HTTP to a local service is settled
 // under the fake clock by waiting for the request in flight.
 import { healthReport } from '../../src/agent/health';
-import { attachOutputs } from '../../src/agent/outputs';
+import { loadOutputsCode } from '../fakes/outputs-code';
 import { CODEC } from '../../src/config/codec';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
@@ -35,6 +35,8 @@ export interface Booted {
   run(ms: number): Promise<void>;
   /** Every line logged since boot, info and error. */
   out(): string[];
+  /** The outputs' cold modules loaded since boot, by name. */
+  loads: Record<string, number>;
 }
 
 export class Board {
@@ -53,8 +55,9 @@ export class Board {
     const all: string[] = [];
     const inner = p.log;
     p.log = { info: (l) => (all.push(l), inner.info(l)), error: (l) => (all.push(l), inner.error(l)) };
+    const loads: Record<string, number> = {};
     // The health report as the device's cold module makes it.
-    const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test', onDelivered: o.onDelivered, report: healthReport, outputs: () => ({ ok: true, value: attachOutputs }) });
+    const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test', onDelivered: o.onDelivered, report: healthReport, outputs: loadOutputsCode(loads) });
     installCommands(rt);
     // Called as the console host calls them, so the platform knows a command runs.
     const cmd = p.commands;
@@ -67,7 +70,7 @@ export class Board {
       }
       await flushPromises();
     };
-    return { rt, p, time, cmd, run: (ms) => time.advance(ms, settle), out: () => all };
+    return { rt, p, time, cmd, run: (ms) => time.advance(ms, settle), out: () => all, loads };
   }
 }
 

@@ -1,6 +1,7 @@
 // Outputs through the whole boot: a saved config with an output is checked,
-// the runtime hands the outputs' part to the agent, status() and the health
-// report show the output, and the pin follows the control device.
+// the runtime hands the outputs' part to the agent (and its loader, for each
+// read's code), status() and the health report show the output, and the pin
+// follows the control device.
 import { describe, expect, it } from 'vitest';
 import { healthReport } from '../../src/agent/health';
 import type { SimPins } from '../../host/ports/pins';
@@ -37,6 +38,10 @@ describe('an output in the saved config', () => {
     expect(shown).toMatch(new RegExp('\\noutput    pump GP16 on, source ' + control.id + ', good read \\d+ s ago, [23] reads, 0 failed, 1 refused; last: refused "maybe": not 0/1, on/off or true/false\\n'));
     const r = JSON.parse(healthReport(b.rt)) as { outputs: Record<string, unknown> };
     expect(r.outputs).toEqual({ pump: { level: 1, safe: false, goodS: expect.any(Number), reads: expect.any(Number), failed: 0, refused: 1 } });
+    // The part that keeps the outputs loaded once; a read's code through the
+    // same loader, once for each read.
+    const o = b.rt.agent()!.outputs!.list[0]!;
+    expect(b.loads).toEqual({ outputs: 1, 'output-read': o.reads + o.failures });
     b.rt.stop();
   });
 
@@ -47,6 +52,7 @@ describe('an output in the saved config', () => {
     await b.run(2000);
     expect(b.rt.agent()!.outputs).toBeUndefined();
     expect((b.p.pins as SimPins).outputs()).toEqual([]);
+    expect(b.loads).toEqual({});
     b.rt.stop();
   });
 });
