@@ -1,10 +1,10 @@
 // What the outputs' code and state hold on the device's heap, in seconds
 // rather than gc-trace's minutes: the same harness (fakes of the agent, its
-// client and the pins; 40 reads every 5 s of program time, values changing
+// client and the pins; 40 reads (--reads N) every 5 s of program time, values changing
 // and refused) built three times, without outputs, with one and with two,
 // and run on the engine; each program's floor (heapUsed right after a
 // collection) once the reads are done, against the one without.
-//   npx tsx scripts/engine/outputs-cost.ts --engine PATH
+//   npx tsx scripts/engine/outputs-cost.ts --engine PATH [--reads N]
 // The outputs' two cold modules are the device bundle's own (scripts/build.ts),
 // evaluated as the loader evaluates them: 'outputs' once and kept, its
 // strings in its code; 'output-read' for each read and let go, its strings
