@@ -151,9 +151,13 @@ export function attachOutputs(agent: Pick<Agent, 'outputs' | 'uplink' | 'client'
       if (m.ok) return m.value(x, s, p, client || agent.client, config.service.apiKey);
       // Not loaded (the heap short, or the code not on flash): a failed
       // read, retried with the uplink's backoff; the failsafe still runs.
+      // Logged in full when its reason differs from the last failure's,
+      // which is kept without the figures in brackets (the free heap
+      // changes at every try).
       s.failures++;
-      if (m.error !== s.lastError) p.log.error('output ' + s.c.name + ': ' + m.error);
-      s.lastError = m.error;
+      const e = m.error.split(' (')[0] as string;
+      if (e !== s.lastError) p.log.error('output ' + s.c.name + ': ' + m.error);
+      s.lastError = e;
       x.arm();
       return Promise.resolve<WriteOutcome>({ kind: 'retry', reason: m.error, bytesSent: 0 });
     },
