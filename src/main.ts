@@ -67,8 +67,8 @@ try {
     // the boot adds its own: the engine would let it ride up the steps.
     if (p.system.collect) p.system.collect();
     try {
-      // The outputs' code, for a config with outputs: the part that keeps
-      // them loaded once and kept while they run, a read's loaded per read.
+      // The outputs' cold code, for a config with outputs: 'outputs' loaded
+      // once and kept while they run, 'output-read' loaded for each read.
       held.rt = b(s, o, p, { codec, checker: __CHECKER__, report, outputs: cold.load });
       x(held.rt, cold);
     } catch (e) {
