@@ -89,10 +89,6 @@ export interface BuildResult {
 /** Cold modules are the files of src/cold/, one module each (see src/cold.ts). */
 export const COLD_DIR = 'src/cold';
 /**
- * Code that only cold modules may use: if the resident program imports any
- * of it, the build fails (it would be parsed at boot and kept on the heap).
- */
-/**
  * Cold modules that stay loaded while they serve (the outputs: from the
  * agent's start until it stops) keep their strings in their code. The
  * engine keeps a parsed literal until it stops, which costs such a module
@@ -103,6 +99,10 @@ export const COLD_DIR = 'src/cold';
  */
 export const KEPT_COLD = ['outputs'];
 
+/**
+ * Code that only cold modules may use: if the resident program imports any
+ * of it, the build fails (it would be parsed at boot and kept on the heap).
+ */
 export const COLD_ONLY = [
   'src/cold/',
   'src/console/commands.ts',

@@ -13,13 +13,13 @@ import type { Node } from 'acorn';
 
 type AnyNode = Node & Record<string, unknown>;
 
-/** True for a row of the table: `P[3]` or `P["key"]` (P the shared table parameter). */
+/** True for a row of the table: `P[3]` (P the shared table parameter). */
 function isRow(n: AnyNode, param: string): boolean {
   const obj = n['object'] as AnyNode;
   return n.type === 'MemberExpression' && obj.type === 'Identifier' && obj['name'] === param;
 }
 
-/** True for a row, or a value of one: `P[3][1]`, `P["key"].name`, or `x[1]` / `x.name` where x is a binding of a row. */
+/** True for a row, or a value of one: `P[3][1]`, or `x[1]` where x is a binding of a row. */
 function readsShared(init: AnyNode | null, param: string, tables: Set<string>): boolean {
   if (!init || init.type !== 'MemberExpression') return false;
   if (isRow(init, param)) return true;

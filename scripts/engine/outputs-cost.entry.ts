@@ -18,4 +18,4 @@ declare const SHARED_ROWS: string[];
 const ns: Record<string, Record<string, unknown>> = { 'service/client': client, 'service/parse': parse };
 const shared = Object.keys(SHARED_NAMES).map((k) => (SHARED_ROWS.indexOf(k) >= 0 ? (SHARED_NAMES[k] as string[]).map((n) => (ns[k] as Record<string, unknown>)[n]) : []));
 const ev = (code: string): ((...a: unknown[]) => unknown) => (0, eval)(code) as (...a: unknown[]) => unknown;
-run(OUTPUTS_N, shared, () => ev(OUTPUTS_CODE)(shared), () => ev(READ_CODE)(shared, JSON.parse(READ_STRINGS)), [OUTPUTS_CODE, READ_CODE, READ_STRINGS]);
+run(OUTPUTS_N, shared, () => ev(OUTPUTS_CODE)(shared), () => ev(READ_CODE)(shared, JSON.parse(READ_STRINGS)));

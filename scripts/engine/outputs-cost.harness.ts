@@ -25,9 +25,10 @@ type Attach = (agent: FakeAgent, config: unknown, p: Platform, load: Load) => st
 /**
  * `n` outputs (0: none, the baseline); `kept()` evaluates the outputs' kept
  * module (its default export, attachOutputs), `read()` a read's module.
- * `held`: what every program keeps alike (the shared table, the modules' text).
+ * `held`: what every program keeps alike (the shared table; the modules'
+ * text is a literal of each program, kept by the engine all the same).
  */
-export function run(n: number, held: unknown, kept: () => unknown, read: () => unknown, text: string[]): void {
+export function run(n: number, held: unknown, kept: () => unknown, read: () => unknown): void {
   let now = 0;
   let k = 0;
   const lines: string[] = [];
@@ -60,7 +61,7 @@ export function run(n: number, held: unknown, kept: () => unknown, read: () => u
   const w = [' A '.trim().toLowerCase().indexOf('a'), JSON.stringify(JSON.parse('{"a":[1]}')), Math.round(isFinite(Number('1.5')) ? 1.5 : 0), 'a.b'.split('.').slice(0, 1), String(1)];
   if (w.push(0) > 9) w.shift();
   void (async (): Promise<number> => w.length)().then((n) => Promise.resolve(n));
-  (globalThis as unknown as Record<string, unknown>).held = [held, text];
+  (globalThis as unknown as Record<string, unknown>).held = held;
   // As the cold loader does: the module evaluated afresh, nothing kept.
   const load: Load = () => ({ ok: true, value: read() });
   const base = floor();

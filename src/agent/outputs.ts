@@ -22,7 +22,7 @@ import type { AgentConfig, OutputConfig } from '../config/types';
 import type { DigitalOut, Platform, PwmOut, TimerId } from '../ports/ports';
 import type { Agent } from './agent';
 import type { ServiceClient } from '../service/client';
-import type { ColdResult } from '../cold';
+import type { ColdLoader } from '../cold';
 import type { WriteOutcome } from './uplink';
 import type { readSource } from './output-read';
 import { show } from './output-read';
@@ -74,7 +74,7 @@ export interface OutputsInside extends Outputs {
 }
 
 /** Loads cold code by name (the cold loader's load()): here the read's, 'output-read'. */
-export type LoadCold = <T>(name: string) => ColdResult<T>;
+export type LoadCold = ColdLoader['load'];
 
 // On the device's engine every function costs its bytecode (~77 B and up)
 // for as long as outputs run: single-use helpers are written inline. The
