@@ -189,6 +189,9 @@ async function main(): Promise<void> {
                 objects: b.readUInt32LE(0), fresh: b.readUInt32LE(4),
                 code: h.readUInt32LE(16), strings: h.readUInt32LE(24), objectBytes: h.readUInt32LE(32), props: h.readUInt32LE(40),
               };
+              // No heap in use: the engine tearing down as the process
+              // ends (a restart), not a state the program was in.
+              if (!s.used) continue;
               const last = samples[samples.length - 1];
               if (!last || last.allocated !== s.allocated || last.limit !== s.limit || last.used !== s.used) samples.push(s);
             }
