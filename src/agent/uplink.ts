@@ -1,8 +1,12 @@
 // Drains the outbox in order, one request in flight. ok -> ack; retry ->
 // exponential backoff with full jitter (Retry-After honoured); reject -> the
 // record is set aside (counted, reason kept) so one bad record never blocks
-// the queue. JSON devices with batch > 1 send consecutive queued records of
-// the same device as one array.
+// the queue; hold (a refusal that names the key, the device or the account:
+// src/service/refusal.ts) -> the device is held: its readings stay queued
+// (set aside in its lane of the outbox, in order, while other devices go on)
+// and it is tried again with the backoff up to a slow steady retry. JSON
+// devices with batch > 1 send consecutive queued records of the same device
+// as one array.
 import type { DeviceConfig } from '../model';
 import type { Clock, Log, TimerId, Timers } from '../ports/ports';
 import type { DeviceRef } from '../service/client';
@@ -24,7 +28,29 @@ export interface Writer {
 export type WriteOutcome =
   | { kind: 'ok'; status: number; bytesSent: number; date?: string }
   | { kind: 'retry'; reason: string; retryAfterMs?: number; bytesSent: number }
-  | { kind: 'reject'; reason: string; bytesSent: number };
+  | { kind: 'reject'; reason: string; bytesSent: number }
+  | { kind: 'hold'; reason: string; status?: number; bytesSent: number };
+
+/** A device whose writes the service refused for a reason the operator can fix. */
+export interface Held {
+  device: string;
+  /** The refusal, as the service client summed it up (secrets masked). */
+  reason: string;
+  status?: number;
+  sinceMs: number;
+  /** Refusals in a row; the next try waits the backoff of this attempt, up to HOLD_CAP_MS. */
+  attempt: number;
+  nextMs: number;
+}
+
+// A const enum, put in place by the build: a module-level const would be a
+// binding on the heap for good.
+const enum U {
+  /** The slowest retry of a held device. */
+  HoldCapMs = 300000,
+}
+/** The slowest retry of a held device: a fixed key or device is taken up within this. */
+export const HOLD_CAP_MS: number = U.HoldCapMs;
 
 export interface UplinkStats {
   sent: number;
@@ -40,6 +66,8 @@ export interface UplinkStats {
   /** Reports (report()) written, and when the last one was. */
   reports: number;
   lastReportMs?: number;
+  /** Devices held by a refusal the operator can fix, in the order they were held. */
+  held: Held[];
 }
 
 export interface Delivery {
@@ -101,7 +129,7 @@ export function createUplink(o: {
   /** Keep each body for onDelivered (the host's dashboard): a batch's is 2.2 KB held through the reply. */
   keepBody?: boolean;
 }): Uplink {
-  const st: UplinkStats = { sent: 0, delivered: 0, requests: 0, retries: 0, rejected: 0, bytesSent: 0, reports: 0 };
+  const st: UplinkStats = { sent: 0, delivered: 0, requests: 0, retries: 0, rejected: 0, bytesSent: 0, reports: 0, held: [] };
   let side: { dev: DeviceRef; json: string } | undefined;
   const random = o.random || Math.random;
   let busy = false;
@@ -111,13 +139,88 @@ export function createUplink(o: {
   let singleOnly = false;
   let idleTimer: TimerId | undefined;
 
-  function later(ms: number): void {
+  /** The timer is only a held device's next try: new work need not wait for it. */
+  let heldOnly = false;
+
+  function later(ms: number, onlyHeld?: boolean): void {
+    heldOnly = !!onlyHeld;
     st.nextAttemptMs = o.clock.uptimeMs() + ms;
     timer = o.timers.setTimeout(() => {
       timer = undefined;
       st.nextAttemptMs = undefined;
       void pump();
     }, ms);
+  }
+
+  function heldOf(device: string): Held | undefined {
+    for (let i = 0; i < st.held.length; i++) if ((st.held[i] as Held).device === device) return st.held[i];
+    return undefined;
+  }
+
+  /** Held, and its next try not due yet. */
+  function waits(device: string, now: number): boolean {
+    const h = heldOf(device);
+    return !!h && h.nextMs > now;
+  }
+
+  /** The device is held (again): logged when it starts or its reason changes, not per try. */
+  function hold(device: string, r: { reason: string; status?: number }): void {
+    let h = heldOf(device);
+    const now = o.clock.uptimeMs();
+    if (!h || h.reason !== r.reason) o.log.error('uplink: device ' + device + ' held, its readings wait: ' + r.reason);
+    if (!h) st.held.push((h = { device, reason: r.reason, status: r.status, sinceMs: now, attempt: 0, nextMs: now }));
+    h.reason = r.reason;
+    h.status = r.status;
+    h.nextMs = now + backoffMs(++h.attempt, o.backoff.baseMs, U.HoldCapMs, random);
+  }
+
+  function release(device: string): void {
+    const h = heldOf(device);
+    if (!h) return;
+    st.held.splice(st.held.indexOf(h), 1);
+    o.log.info('uplink: device ' + device + ' delivers again after ' + Math.round((o.clock.uptimeMs() - h.sinceMs) / 1000) + ' s held');
+  }
+
+  /**
+   * The record to send next and the queue it heads: a lane's head first (the
+   * oldest of those whose device is not waiting), else the outbox's head.
+   * An outbox head whose device waits, or still has a lane, goes to that
+   * device's lane while any device can be sent to; undefined when nothing can
+   * go now (`wait` then says for how long, or is undefined when nothing is queued).
+   */
+  function pick(now: number): { q: Queue; head: QueueRecord } | { wait?: number } {
+    const box = o.queue;
+    let best: { q: Queue; head: QueueRecord } | undefined;
+    const names = box.lanes ? box.lanes() : [];
+    for (let i = 0; i < names.length; i++) {
+      const n = names[i] as string;
+      if (waits(n, now)) continue;
+      const l = (box.lane as NonNullable<Queue['lane']>)(n) as Queue;
+      const h = l.peek(1)[0];
+      if (h && (!best || h.seq < best.head.seq)) best = { q: l, head: h };
+    }
+    if (best) return best;
+    const head = box.peek(1)[0];
+    if (!head) {
+      let wait: number | undefined;
+      for (let i = 0; i < st.held.length; i++) {
+        const ms = (st.held[i] as Held).nextMs - now;
+        if (names.indexOf((st.held[i] as Held).device) >= 0 && (wait === undefined || ms < wait)) wait = ms;
+      }
+      return { wait };
+    }
+    if (!waits(head.device, now) && names.indexOf(head.device) < 0) return { q: box, head };
+    // Its device waits: set it aside while any device could be sent to.
+    let free = false;
+    for (let i = 0; i < o.devices.length && !free; i++) free = !waits((o.devices[i] as DeviceConfig).name, now);
+    const l = free && box.lane ? box.lane(head.device, true) : undefined;
+    if (l && l.push(head)) {
+      box.ack(1);
+      return { wait: 0 };
+    }
+    let wait = Infinity;
+    for (let i = 0; i < st.held.length; i++) wait = Math.min(wait, (st.held[i] as Held).nextMs - now);
+    return { wait: Math.max(0, wait) };
   }
 
   // One function does the whole send (the head, its batch, the write, the
@@ -130,7 +233,12 @@ export function createUplink(o: {
       // The head alone first: only a batching device's write needs more, and
       // every record read is decoded onto the heap (20 of them for a value
       // write, while a backlog drains, before this read was split).
-      const head = o.queue.peek(1)[0];
+      const picked = pick(o.clock.uptimeMs());
+      if (!('head' in picked) && picked.wait === 0) return later(0);
+      const q = 'head' in picked ? picked.q : o.queue;
+      const head = 'head' in picked ? picked.head : undefined;
+      // A held device's next try, when nothing else is to be sent meanwhile.
+      const heldWait = 'head' in picked ? undefined : picked.wait;
       // Readings first: a report goes only when none is queued, through the
       // same heap and link checks, outcome and backoff, never onto flash.
       const rep = head ? undefined : side;
@@ -138,6 +246,7 @@ export function createUplink(o: {
       // drains, and a reading queued meanwhile waits for this one request.
       const outs = head || rep ? undefined : me.reads;
       if (!head && !rep && !(outs && outs.due)) {
+        if (heldWait !== undefined) return later(heldWait, true);
         attempt = 0;
         // Records of one sample group arrive a few ms apart: switch the radio
         // off only once the queue stayed empty for a moment (2 s).
@@ -159,7 +268,7 @@ export function createUplink(o: {
         }
       }
       if (head && !dev) {
-        o.queue.reject('device ' + head.device + ' is no longer configured');
+        q.reject('device ' + head.device + ' is no longer configured');
         st.rejected++;
         // Nothing awaited yet: not stopped. No timer is ever set while busy.
         return later(0);
@@ -204,7 +313,7 @@ export function createUplink(o: {
         // meanwhile (a full outbox drops the oldest) starts the choice over.
         // JSON devices with batch > 1 send the head's run of their records.
         const size = dev.format === 'JSON' && !singleOnly && dev.batch && dev.batch > 1 ? dev.batch : 1;
-        let recs: QueueRecord[] | undefined = size > 1 ? o.queue.peek(size) : [head];
+        let recs: QueueRecord[] | undefined = size > 1 ? q.peek(size) : [head];
         let n = 1;
         while (n < recs.length && (recs[n] as QueueRecord).device === dev.name) n++;
         const first = recs[0];
@@ -256,13 +365,14 @@ export function createUplink(o: {
         // (or rejected), so a newer record is never released unsent.
         let k = n;
         if ((r.kind === 'ok' || (r.kind === 'reject' && n === 1)) && o.queue.stats().dropped !== droppedBefore) {
-          const still = o.queue.peek(n);
+          const still = q.peek(n);
           k = 0;
           while (k < still.length && (still[k] as QueueRecord).seq <= lastSeq) k++;
         }
         if (r.kind === 'ok') {
           if (k < n) o.queue.undrop(n - k);
-          o.queue.ack(k);
+          q.ack(k);
+          release(dev.name);
           attempt = 0;
           singleOnly = false;
           st.sent++;
@@ -274,13 +384,18 @@ export function createUplink(o: {
           return later(0);
         }
         st.lastError = r.reason;
+        if (r.kind === 'hold') {
+          // Nothing is dropped: the device waits, the others go on.
+          hold(dev.name, r);
+          return later(0);
+        }
         if (r.kind === 'reject') {
           if (n > 1) {
             // One record of the batch may be the bad one: find it alone.
             singleOnly = true;
             return later(0);
           }
-          if (k) o.queue.reject(r.reason);
+          if (k) q.reject(r.reason);
           st.rejected++;
           o.log.error('uplink: seq ' + head.seq + ' rejected: ' + r.reason);
           return later(0);
@@ -300,10 +415,18 @@ export function createUplink(o: {
     }
   }
 
+  /** Ends a wait that only a held device's next try set (never called from that timer's own callback). */
+  function unwait(): void {
+    if (idleTimer !== undefined) o.timers.clearTimeout(idleTimer);
+    idleTimer = undefined;
+    if (!heldOnly || timer === undefined) return;
+    o.timers.clearTimeout(timer);
+    timer = st.nextAttemptMs = undefined;
+  }
+
   const me: Uplink = {
     wake() {
-      if (idleTimer !== undefined) o.timers.clearTimeout(idleTimer);
-      idleTimer = undefined;
+      unwait();
       void pump();
     },
     stop() {
@@ -314,8 +437,7 @@ export function createUplink(o: {
     },
     report(dev, json) {
       side = { dev, json };
-      if (idleTimer !== undefined) o.timers.clearTimeout(idleTimer);
-      idleTimer = undefined;
+      unwait();
       void pump();
     },
     stats: () => st,

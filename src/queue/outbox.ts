@@ -54,6 +54,8 @@ export interface FileOutboxOptions {
   /** Size at which a new segment file starts. Default 4096, one LittleFS block. */
   segmentBytes?: number;
   log?: Log;
+  /** This is a held device's lane (openLane): it has no lanes of its own. */
+  lane?: boolean;
 }
 
 
@@ -114,6 +116,8 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
   const segs: number[] = [];
   /** Segments to delete once a cursor past them is saved. */
   const dead: number[] = [];
+  /** Held devices' lanes that hold records: name, outbox, name, outbox, ... */
+  const lanes: (string | Outbox)[] = [];
   let headOff = 0;
   let depth = 0;
   let live = 0;
@@ -194,12 +198,58 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
     return done;
   }
 
-  /** Drops the oldest records until `extra` more bytes fit under maxBytes. */
+  /** Drops the oldest records until `extra` more bytes fit under maxBytes: the lanes' first (see Outbox.lane). */
   function fit(extra: number): void {
-    if (live + extra > maxBytes) {
-      c.d += take(Infinity, live + extra - maxBytes);
+    let over = live + extra - maxBytes;
+    for (let i = 0; i < lanes.length; i += 2) over += (lanes[i + 1] as Outbox).stats().bytes;
+    while (over > 0 && lanes.length) {
+      // The lane whose head is oldest.
+      let at = -1;
+      let seq = Infinity;
+      for (let i = 0; i < lanes.length; i += 2) {
+        const h = (lanes[i + 1] as Outbox).peek(1)[0];
+        if (h && h.seq < seq) {
+          seq = h.seq;
+          at = i;
+        }
+      }
+      if (at < 0) break;
+      const l = lanes[at + 1] as Outbox;
+      const was = l.stats();
+      (l.setMaxBytes as (n: number) => void)(Math.max(0, was.bytes - over));
+      (l.setMaxBytes as (n: number) => void)(Infinity);
+      const now = l.stats();
+      c.d += was.depth - now.depth;
+      over -= was.bytes - now.bytes;
+      if (!now.depth) lanes.splice(at, 2);
+      if (was.depth === now.depth) break;
+    }
+    if (over > 0) {
+      c.d += take(Infinity, over);
       if (dead.length) save();
     }
+  }
+
+  /**
+   * A held device's lane: an outbox of its own under `dir`/h-<device>,
+   * unbounded itself (this one's fit() bounds the whole), counting nothing
+   * itself (its rejections count here).
+   */
+  function openLane(device: string): Outbox | undefined {
+    if (o.lane) return undefined;
+    const l = createOutbox({ files, dir: o.dir + '/h-' + device, maxBytes: Infinity, segmentBytes: segBytes, log: o.log, lane: true });
+    if (!l) return undefined;
+    // Its methods read no `this`; bound for the type's sake, one call per lane opened.
+    const own = l.reject.bind(l);
+    l.reject = (reason: string): void => {
+      const d = l.stats().depth;
+      own(reason);
+      if (l.stats().depth === d) return;
+      c.r++;
+      c.w = reason.slice(0, 60);
+      save();
+    };
+    return l;
   }
 
   try {
@@ -227,6 +277,12 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
     // Segment ids in ascending order, by insertion: a loop, not callbacks.
     const ids: number[] = [];
     for (const f of files.list(o.dir)) {
+      if (f.slice(0, 2) === 'h-' && !o.lane) {
+        // A held device's lane from an earlier boot: kept while it holds records.
+        const l = openLane(f.slice(2));
+        if (l && l.stats().depth) lanes.push(f.slice(2), l);
+        continue;
+      }
       if (!/^seg-\d{8}$/.test(f)) continue;
       const id = +f.slice(4);
       let j = ids.length;
@@ -370,8 +426,35 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       c.d = Math.max(0, c.d - n);
     },
 
+    lane(device: string, make?: boolean): Outbox | undefined {
+      for (let i = 0; i < lanes.length; i += 2) {
+        if (lanes[i] !== device) continue;
+        const l = lanes[i + 1] as Outbox;
+        // An emptied lane is let go (its files stay for the next time).
+        if (make || l.stats().depth) return l;
+        lanes.splice(i, 2);
+        break;
+      }
+      const l = make ? openLane(device) : undefined;
+      if (l) lanes.push(device, l);
+      return l;
+    },
+
+    lanes(): string[] {
+      const out: string[] = [];
+      for (let i = 0; i < lanes.length; i += 2) if ((lanes[i + 1] as Outbox).stats().depth) out.push(lanes[i] as string);
+      return out;
+    },
+
     stats(): OutboxStats {
-      const st: OutboxStats = { depth, bytes: live, dropped: c.d, rejected: c.r, nextSeq: c.n };
+      let d = depth;
+      let b = live;
+      for (let i = 1; i < lanes.length; i += 2) {
+        const l = (lanes[i] as Outbox).stats();
+        d += l.depth;
+        b += l.bytes;
+      }
+      const st: OutboxStats = { depth: d, bytes: b, dropped: c.d, rejected: c.r, nextSeq: c.n };
       if (c.w !== undefined) st.lastReject = c.w;
       return st;
     },

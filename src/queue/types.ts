@@ -53,6 +53,19 @@ export interface Outbox {
   undrop(n: number): void;
   /** A new bound on stored bytes, applied at once (oldest dropped to fit); absent where the bound is a count. */
   setMaxBytes?(n: number): void;
+  /**
+   * The lane of a held device (src/agent/uplink.ts): its records set aside
+   * from the head, in order, so the other devices go on while it waits. Made
+   * when `make`; otherwise undefined unless it holds records. A lane is an
+   * outbox of its own (its own files) within this one's bound: when the
+   * whole is over it, the lanes' oldest records go first (they came from the
+   * head, so they are the oldest of all). Lanes count nothing themselves:
+   * their drops and rejections count here, and stats() covers them too.
+   */
+  lane?(device: string, make?: boolean): Outbox | undefined;
+  /** The devices whose lanes hold records. */
+  lanes?(): string[];
+  /** Depth and bytes of this outbox and its lanes together; drops and rejections of both. */
   stats(): OutboxStats;
   /** Returns the next sequence number and advances it; never goes back, across reboots too. */
   nextSeq(): number;

@@ -6,14 +6,17 @@
 // Classification:
 //   2xx                          ok, unless the body signals an error (see
 //                                parse.ts) or lacks what the operation needs:
-//                                then reject, with the body summarised
+//                                then hold or reject (refusal.ts), with the
+//                                body summarised
 //   408, 425, 429, 5xx           retry, with Retry-After as retryAfterMs
 //   connect, timeout, reset,     retry
 //   protocol failures            (a garbled reply is as likely a passing
 //                                fault as a wrong server; backoff bounds it)
 //   too-large failure            reject: asking again gets the same oversized
 //                                reply and would block the queue behind it
-//   1xx, 3xx, other 4xx          reject
+//   1xx, 3xx, other 4xx          hold (the node's configuration or the
+//                                account: readings wait) or reject (the
+//                                record itself), by refusal.ts's table
 // Bad inputs are rejected before any network I/O. The API key and password
 // never appear in reasons, notes or log lines: they are masked wherever they
 // would (raw or percent-encoded), and so is a key found in a reply.
@@ -23,6 +26,7 @@ import type { Log } from '../ports/ports';
 import { parseRetryAfter } from './http-date';
 import type { Found } from './parse';
 import { describeBody, parseWriteReply } from './parse';
+import { refusalKind } from './refusal';
 import { apiPath, encodeSegment, parseBaseUrl } from './url';
 
 export interface DeviceRef {
@@ -34,7 +38,8 @@ export interface DeviceRef {
 export type Outcome<T> =
   | { kind: 'ok'; status: number; value: T; note: string; bytesSent: number; date?: string }
   | { kind: 'retry'; reason: string; retryAfterMs?: number; status?: number; bytesSent: number }
-  | { kind: 'reject'; reason: string; status?: number; bytesSent: number };
+  | { kind: 'reject'; reason: string; status?: number; bytesSent: number }
+  | { kind: 'hold'; reason: string; status?: number; bytesSent: number };
 
 export interface ServiceClient {
   writeValue(dev: DeviceRef, text: string): Promise<Outcome<undefined>>;
@@ -71,6 +76,8 @@ export interface Call<T> {
   contentType?: string;
   /** A problem found before any I/O. */
   problem?: string;
+  /** A refusal may hold (refusal.ts): the writes, whose records wait while their device is held. */
+  holds?: boolean;
   /** `shown` is the body with the secrets masked, for quoting. */
   read(body: string, shown: string, secrets: string[]): Found<T> & { odd?: boolean };
 }
@@ -156,7 +163,7 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
         const shown = values.map((v) => (c.secrets.indexOf(v) >= 0 ? maskOf(c, v) : encodeSegment(v)));
         o.log.info('service: unexpected reply to ' + prefix + '/api/' + c.op + '/' + shown.join('/') + ': ' + told);
       }
-      if (!f.ok) return { kind: 'reject', reason: told, status, bytesSent };
+      if (!f.ok) return { kind: c.holds ? refusalKind(status, r.body) : 'reject', reason: told, status, bytesSent };
       const date = r.headers['date'];
       const ok: Outcome<T> = { kind: 'ok', status, value: f.value, note: told, bytesSent };
       if (date !== undefined) ok.date = date;
@@ -169,7 +176,7 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
       if (after !== undefined) out.retryAfterMs = after;
       return out;
     }
-    return { kind: 'reject', reason, status, bytesSent };
+    return { kind: c.holds ? refusalKind(status, r.body) : 'reject', reason, status, bytesSent };
   }
 
   // The three writes in one: `kind` names the operation and the body's type.
@@ -201,6 +208,7 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
       body,
       contentType: body === undefined ? undefined : 'application/' + kind,
       problem,
+      holds: true,
       read: parseWriteReply,
     });
   }

@@ -83,6 +83,9 @@ export function tapOutbox(
       inner.undrop(n);
       if (onUndrop) onUndrop(n);
     },
+    // A held device's records move into its lane: a move, not a new reading.
+    lane: (device, make) => (dead() || !inner.lane ? undefined : inner.lane(device, make)),
+    lanes: () => (dead() || !inner.lanes ? [] : inner.lanes()),
     stats: () => inner.stats(),
     nextSeq: () => inner.nextSeq(),
   };

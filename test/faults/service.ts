@@ -18,6 +18,8 @@ export interface TestService {
   received: Record<string, string[]>;
   /** The Value device the config's output (relay, GP16) follows; it holds '1' at the start. */
   control: { id: number; pin: number };
+  /** The running service's fault options: changes take effect at the next request. */
+  faults: FaultOptions;
   close(): Promise<void>;
 }
 
@@ -32,7 +34,8 @@ export async function startTestService(faults?: FaultOptions, url?: (svcUrl: str
   const control = await provisionControl(plain.url, config, 'control', 'Value', '1', 'faults@example.com', 'pw-faults-1');
   if (opts.output) config.outputs = [{ name: 'relay', kind: 'digital', pin: 16, sourceId: control.id, sourcePin: control.pin, field: '', pollMs: 60000, safe: 0, failsafeMs: 600000, invert: false }];
   await plain.close();
-  const svc = await startService({ dataDir: dir, log: () => undefined, faults });
+  const live: FaultOptions = faults ?? {};
+  const svc = await startService({ dataDir: dir, log: () => undefined, faults: live });
   config.service.url = url ? url(svc.url) : svc.url;
   const nameOf = new Map(config.devices.map((d) => [d.deviceId, d.name]));
   nameOf.set(config.health.id, 'health');
@@ -43,7 +46,7 @@ export async function startTestService(faults?: FaultOptions, url?: (svcUrl: str
     (received[name] ??= []).push(unstamp(w.content));
   });
   return {
-    svc, config, received, control,
+    svc, config, received, control, faults: live,
     close: async () => {
       await svc.close();
       rmSync(dir, { recursive: true, force: true });

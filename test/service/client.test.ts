@@ -259,10 +259,10 @@ describe('reply shapes', () => {
     ['{"error":"Invalid API key"}', 'HTTP 200 OK: field error is set (json 27 bytes: {"error":"Invalid API key"})'],
     ['<response><error>bad pin</error></response>', 'HTTP 200 OK: element error is set (xml 43 bytes: <response><error>bad pin</error></response>)'],
     ['Invalid device', 'HTTP 200 OK: text reads as an error (text 14 bytes: Invalid device)'],
-  ])('rejects a 2xx write whose body is an error: %s', async (body, reason) => {
+  ])('holds on a 2xx write whose body is an error naming the key or the device: %s', async (body, reason) => {
     reply = text(200, body);
     const r = await client().writeValue(DEV, '1');
-    expect(r).toEqual({ kind: 'reject', reason, status: 200, bytesSent: expect.any(Number) });
+    expect(r).toEqual({ kind: 'hold', reason, status: 200, bytesSent: expect.any(Number) });
     expect(logs).toHaveLength(1);
     expect(logs[0]).toContain(reason);
   });
@@ -287,12 +287,16 @@ describe('reply shapes', () => {
 
 describe('status classes', () => {
   it.each([
-    [301, 'reject'],
+    [301, 'hold'],
     [400, 'reject'],
-    [401, 'reject'],
-    [403, 'reject'],
-    [404, 'reject'],
-    [409, 'reject'],
+    [401, 'hold'],
+    [403, 'hold'],
+    [404, 'hold'],
+    [405, 'hold'],
+    [409, 'hold'],
+    [410, 'hold'],
+    [413, 'reject'],
+    [422, 'reject'],
     [408, 'retry'],
     [425, 'retry'],
     [429, 'retry'],

@@ -1,0 +1,61 @@
+// What a refusal from the service means for the readings behind it: the one
+// table of it (README, "When the service refuses").
+//
+//   answer                                     outcome  why
+//   401, 403, 404, 409, 410, 3xx,              hold     it names the node's configuration or the
+//   any other 4xx not below                             account (key, device, PIN, format, URL):
+//                                                       the operator can fix it, every reading waits
+//   400, 413, 414, 422 naming the key, the     hold     the same, said with a record's status
+//   device, its PIN, the account or the format
+//   400, 413, 414, 422 otherwise               reject   the record itself is refused: asking again
+//                                                       gets the same answer and blocks the queue
+//   2xx whose body reads as an error           hold     naming the key, the device, ... (as above)
+//   2xx whose body reads as an error           reject   otherwise (e.g. "invalid data")
+//
+// A held device's readings stay queued: its delivery pauses and is tried
+// again with the backoff, up to a slow steady retry; other devices go on.
+
+/** Words of a reply that name the node's configuration or the account, '|' between them. */
+const enum W {
+  Config = 'key|auth|forbidden|denied|permission|device|pin|account|credential|token|format|not found|no such',
+}
+
+/**
+ * Whether `text` names one of the '|'-separated words (ASCII case folded),
+ * within its first 200 characters; words with '/api/' in them (a path the
+ * reply echoes, which names the operation: updatedevice...) do not count.
+ */
+function names(text: string, words: string): boolean {
+  const w = text.slice(0, 200).toLowerCase().split(' ');
+  for (let i = 0; i < w.length; i++) if ((w[i] as string).indexOf('/api/') >= 0) w[i] = '';
+  const t = w.join(' ');
+  let from = 0;
+  while (from < words.length) {
+    let to = words.indexOf('|', from);
+    if (to < 0) to = words.length;
+    if (t.indexOf(words.slice(from, to)) >= 0) return true;
+    from = to + 1;
+  }
+  return false;
+}
+
+/**
+ * 'hold' when a refusal (a non-2xx answer that is not a retry, or a 2xx
+ * whose body reads as an error) is about the node's configuration or the
+ * account; 'reject' when it is about the record.
+ */
+export function refusalKind(status: number, body: string): 'hold' | 'reject' {
+  const record = status === 400 || status === 413 || status === 414 || status === 422 || (status >= 200 && status < 300);
+  if (!record) return 'hold';
+  return names(body, W.Config) ? 'hold' : 'reject';
+}
+
+/** What the operator can do about a held device, by the status it was held with. */
+export function holdHint(status: number | undefined): string {
+  if (status === 401) return 'fix service.apiKey';
+  if (status === 403) return 'check the key\'s rights at the service';
+  if (status === 404 || status === 410) return 'check the device\'s id and pin (it may have been made again)';
+  if (status === 409) return 'check the device\'s format';
+  if (status !== undefined && status >= 300 && status < 400) return 'check service.url';
+  return 'check service.apiKey and the device';
+}
