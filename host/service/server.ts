@@ -20,6 +20,12 @@ export interface FaultOptions {
   errorShare?: number;
   /** 0..1: share of /api/ requests whose connection is destroyed without an answer. */
   dropShare?: number;
+  /**
+   * While set, writes (to `deviceId` only, when given) are answered with this
+   * status and body and not carried out: a refused key or device. Read at
+   * every request, so a test can set and clear it while the service runs.
+   */
+  refuse?: { status: number; body: string; deviceId?: number };
 }
 
 export interface ServiceOptions {
@@ -376,6 +382,12 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     const body = spec.method === 'POST' ? await readBody(req, maxBody) : undefined;
     if (closed) {
       res.destroy();
+      return;
+    }
+    const no = faults.refuse;
+    if (no && op.startsWith('updatedevice') && (no.deviceId === undefined || rawSegs[2] === String(no.deviceId))) {
+      log(`fault: refusing ${req.method} ${maskPath(path)} with ${no.status}`);
+      send(res, no.status, no.body);
       return;
     }
     const a = perform(op, rawSegs, body);
