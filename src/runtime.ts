@@ -253,7 +253,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       return;
     }
     const link = agent.link.stats();
-    if (led) led.show(link.up ? 'online' : everDelivered ? 'offline' : 'connecting');
+    if (led) led.show(link.up ? (agent.uplink.stats().held.length ? 'held' : 'online') : everDelivered ? 'offline' : 'connecting');
     // The first association runs before the watchdog is armed: connect can
     // block 30 s, past the RP2040's 8.4 s maximum. Later ones run under it.
     if (link.up || now - agentStartedAt > 60000) armWatchdog();

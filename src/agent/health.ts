@@ -65,6 +65,13 @@ export function healthReport(rt: Runtime): string {
     r.rssi = null;
     r.clockSynced = a.time.known();
     r.sampler = { runs: s.runs, errors: s.errors };
+    // Each device held by a refusal the operator can fix: since when, why, the next try.
+    const held: Record<string, unknown> = {};
+    for (let i = 0; i < u.held.length; i++) {
+      const h = u.held[i] as (typeof u.held)[0];
+      held[h.device] = { status: h.status === undefined ? null : h.status, reason: masked(h.reason, [cfg.service.apiKey]), sinceS: sec(now - h.sinceMs), nextS: sec(Math.max(0, h.nextMs - now)), tries: h.attempt };
+    }
+    r.held = held;
     if (a.outputs) {
       // Each output: its level, whether it holds its safe level, its last good read's age.
       const outs: Record<string, unknown> = {};

@@ -6,6 +6,9 @@
 //   online      dark; one 50 ms flash per pulse()        -
 //   offline     double blink: 100 on, 100 off, 100 on,   2 s
 //               then 1700 ms off (buffering readings)
+//   held        triple blink: 100 on, 100 off three      2 s
+//               times, then 1500 ms off (a device held:
+//               the service refuses its key or device)
 //   safe        slow blink: 1 s on, 1 s off              2 s
 //
 // On the W boards the LED hangs off the Wi-Fi chip, so every level change is
@@ -14,7 +17,7 @@
 // setInterval, no overlapping timers).
 import type { DigitalOut, TimerId, Timers } from '../ports/ports';
 
-export type LedMode = 'off' | 'connecting' | 'online' | 'offline' | 'safe';
+export type LedMode = 'off' | 'connecting' | 'online' | 'offline' | 'held' | 'safe';
 
 export interface Led {
   /** Switches pattern; showing the current mode again keeps its phase. */
@@ -58,8 +61,10 @@ export function createLed(o: { out: DigitalOut; timers: Timers }): Led {
     timer = undefined;
     if (mode === 'online') return set(false);
     set(step % 2 === 0);
-    const ms = mode === 'safe' ? 1000 : mode === 'offline' && step === 3 ? 1700 : 100;
-    step = (step + 1) % (mode === 'offline' ? 4 : 2);
+    // Blinks of 100 ms, then the rest of 2 s dark: two for offline, three for held.
+    const n = mode === 'offline' ? 4 : mode === 'held' ? 6 : 2;
+    const ms = mode === 'safe' ? 1000 : n > 2 && step === n - 1 ? 2000 - 100 * (n - 1) : 100;
+    step = (step + 1) % n;
     timer = o.timers.setTimeout(run, ms);
   }
 

@@ -5,6 +5,7 @@ import { describeConfig } from '../config/describe';
 import { mask } from '../config/schema';
 import type { FileStore } from '../ports/ports';
 import { OUTBOX_DIR, SEGMENT } from '../queue/dir';
+import { holdHint } from '../service/refusal';
 import { VERSION } from '../version';
 import type { Commands, Ctx } from './shared';
 import { edit } from './shared';
@@ -42,6 +43,15 @@ export function stateCommands(c: Ctx): Commands {
         out('clock     ' + (a.time.known() ? new Date(p.clock.wallMs()).toISOString() : 'not set yet (set from the service\'s Date header)'));
         const s = a.sampler.stats();
         out('sampler   ' + s.runs + ' runs, ' + s.errors + ' sensor errors, ' + s.dropped + ' filtered out');
+        // One line per device the service refuses for a reason the operator can fix.
+        for (let i = 0; i < u.held.length; i++) {
+          const h = u.held[i] as (typeof u.held)[0];
+          const lane = box && box.lane ? box.lane(h.device) : undefined;
+          const aside = lane ? lane.stats().depth : 0;
+          const at = a.time.known() ? new Date(p.clock.wallMs() - (now - h.sinceMs)).toISOString().slice(11, 16) + ' UTC, ' : '';
+          out('held      device ' + h.device + ': ' + h.reason + ', since ' + at + ago(now - h.sinceMs) + (aside ? ', ' + aside + (aside > 1 ? ' readings' : ' reading') + ' set aside' : '') +
+            ', next try in ' + ago(Math.max(0, h.nextMs - now)) + '; ' + holdHint(h.status) + ', then save()');
+        }
         const hc = rt.config().health;
         if (hc && hc.id) out('health    device ' + hc.id + ', ' + u.reports + ' reports' + (u.lastReportMs === undefined ? '' : ', last ' + ago(now - u.lastReportMs) + ' ago') + ', every ' + ago(hc.intervalMs));
         // One line per output: level, source, last good read, refusals, safe or not.

@@ -42,6 +42,18 @@ describe('LED patterns', () => {
     expect(time.pending()).toBe(1);
   });
 
+  it('held: a triple blink every 2 s, told apart from offline', () => {
+    const { time, writes, led } = setup();
+    led.show('held');
+    time.advanceSync(4500);
+    expect(writes).toEqual([
+      [0, ON], [100, OFF], [200, ON], [300, OFF], [400, ON], [500, OFF],
+      [2000, ON], [2100, OFF], [2200, ON], [2300, OFF], [2400, ON], [2500, OFF],
+      [4000, ON], [4100, OFF], [4200, ON], [4300, OFF], [4400, ON], [4500, OFF],
+    ]);
+    expect(time.pending()).toBe(1);
+  });
+
   it('safe: 1 s on, 1 s off', () => {
     const { time, writes, led } = setup();
     led.show('safe');

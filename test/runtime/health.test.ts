@@ -9,7 +9,7 @@ import { Board, DEAD_URL, provisioned, sharedService } from './harness';
 
 const service = sharedService();
 
-const KEYS = ['fw', 'board', 'uid', 'boot', 'uptimeS', 'intervalS', 'lastReset', 'mode', 'heap', 'config', 'outbox', 'delivery', 'link', 'rssi', 'clockSynced', 'sampler', 'error'];
+const KEYS = ['fw', 'board', 'uid', 'boot', 'uptimeS', 'intervalS', 'lastReset', 'mode', 'heap', 'config', 'outbox', 'delivery', 'link', 'rssi', 'clockSynced', 'sampler', 'held', 'error'];
 
 describe('health reports', () => {
   it('go to their own device every interval, with every field, and no secret', async () => {
