@@ -577,45 +577,107 @@ export interface Boot {
 }
 
 /**
- * The agent's first lines (text with \n line ends): "pico-data-agent V on
- * BOARD UID, boot N", then a line "agent: ..." unless the agent runs.
+ * The agent's first line: "pico-data-agent V on BOARD UID, boot N". The UID
+ * is empty where the board has none (the device's runtime built for the PC).
  */
-export function readBoot(text: string): Boot | undefined {
-  const m = /pico-data-agent (\S+) on (\S+) \S+, boot (\d+)\n/.exec(text);
-  if (!m) return undefined;
-  const rest = text.slice(m.index + m[0].length);
-  const a = /^agent: (SAFE MODE|console only): (.*)$/m.exec(rest);
-  const base = { version: m[1] as string, board: m[2] as string, boot: Number(m[3]) };
-  if (!a) return { ...base, mode: 'running', why: '' };
-  return { ...base, mode: a[1] === 'SAFE MODE' ? 'safe' : 'console-only', why: (a[2] ?? '').trim() };
+const BOOT_LINE = /pico-data-agent (\S+) on (\S+) ?(\S*), boot (\d+)\n/;
+
+/** What `.load` has brought so far. */
+export type Started =
+  | { kind: 'boot'; boot: Boot }
+  /** The boot line is in; the mode is not known yet. */
+  | { kind: 'booting' }
+  /** The program did not start: the top level threw, or the boot failed. */
+  | { kind: 'failed'; said: string; bootLine: boolean };
+
+/**
+ * Reads the program's start. `text`: everything after the echo of `.load`,
+ * without escapes, with \n line ends; `topLevel`: the part of it before the
+ * REPL's prompt, once the prompt has come; `settledAt`: where in `text` the
+ * REPL answered a line typed after the boot line, if it has.
+ *
+ * Kaluma's `.load` runs the program's top level and then prints the prompt.
+ * The agent's top level only schedules its boot (a timer, src/main.ts), so
+ * the boot line and everything after it come after the prompt. The boot's
+ * own lines come in one go: the boot line, maybe other lines, then
+ * "agent: console only: WHY" or "agent: SAFE MODE: WHY" unless the agent
+ * runs. A running agent says nothing more, so "running" is known only once
+ * the REPL has answered a line typed after the boot line: the REPL reads
+ * input only between the program's jobs, after the boot has run.
+ */
+export function readStart(text: string, topLevel: string | undefined, settledAt?: number): Started | undefined {
+  const failed = /(?:^|\n)boot failed: ([^\n]*)\n/.exec(text);
+  const m = BOOT_LINE.exec(text);
+  if (failed && (!m || failed.index > m.index)) return { kind: 'failed', said: 'boot failed: ' + failed[1], bootLine: !!m };
+  if (!m) {
+    // An exception at the top level is printed with its stack before the
+    // prompt, and the program is unloaded: nothing more will come.
+    const thrown = topLevel === undefined ? null : /(?:^|\n)([^\n]*\S[^\n]*)\n[ \t]+at [^\n]*\n/.exec(topLevel);
+    return thrown ? { kind: 'failed', said: (thrown[1] as string).trim(), bootLine: false } : undefined;
+  }
+  const base = { version: m[1] as string, board: m[2] as string, boot: Number(m[4]) };
+  const rest = text.slice(m.index + m[0].length, settledAt === undefined ? text.length : Math.max(settledAt, m.index + m[0].length));
+  const a = /(?:^|\n)agent: (SAFE MODE|console only): ([^\n]*)\n/.exec(rest);
+  if (a) return { kind: 'boot', boot: { ...base, mode: a[1] === 'SAFE MODE' ? 'safe' : 'console-only', why: (a[2] ?? '').trim() } };
+  if (settledAt !== undefined) return { kind: 'boot', boot: { ...base, mode: 'running', why: '' } };
+  return { kind: 'booting' };
 }
 
+/** The first line that says something, for an error message. */
+const firstLine = (text: string): string => text.split('\n').map((l) => l.trim()).find((l) => l !== '' && l !== '>') ?? 'nothing';
+
+/**
+ * `.load`s the stored program (as the board does at power-up) and reads the
+ * agent's boot line and mode wherever they come, within the step timeout.
+ */
 export async function start(r: Repl, t: Timeouts): Promise<Boot> {
   const s = r.s;
   const from = s.mark();
   await s.write('.load\r');
-  // The REPL prints its prompt once the program's top level has returned:
-  // everything the start said is then in.
-  const window = (): string | undefined => {
+  let tag: string | undefined;
+  let said = '';
+  const look = (): Started | undefined => {
     const raw = s.bytes(from).toString('latin1');
     const i = raw.indexOf('.load\r\n');
     if (i < 0) return undefined;
-    const j = raw.indexOf(PROMPT, i);
-    return j < 0 ? undefined : raw.slice(i + 7, j);
+    const after = raw.slice(i + 7);
+    const j = after.indexOf(PROMPT);
+    const topLevel = j < 0 ? undefined : plain(after.slice(0, j)).replace(/\r/g, '');
+    said = plain(after).replace(/\r/g, '');
+    const answer = tag === undefined ? undefined : readMarked(said, tag);
+    return readStart(said, topLevel, answer ? answer.before.length : undefined);
   };
-  const done = await s.until(window, t.stepMs);
-  const raw = s.bytes(from).toString('latin1');
-  const said = plain(done ?? raw.slice(raw.indexOf('.load\r\n') + 7)).replace(/\r/g, '');
-  const boot = readBoot(said);
-  if (done === undefined) {
-    if (boot) throw new FlashError(`the agent printed its boot line but its start did not finish within ${secs(t.stepMs)}: open the console (npm run console) to see where it stops`);
-    throw new FlashError(`the program printed no boot line within ${secs(t.stepMs)} after .load: open the console (npm run console) to see why`);
+  const wait = async (ms: number): Promise<Started | undefined> => {
+    try {
+      return await s.until(() => {
+        const v = look();
+        return v && (v.kind !== 'booting' || tag === undefined) ? v : undefined;
+      }, ms);
+    } catch (e) {
+      if (!(e instanceof PortGone)) throw e;
+      const seen = BOOT_LINE.test(said) ? 'the agent printed its boot line, and then' : 'after .load,';
+      throw new FlashError(`the program was written, but ${seen} the board reset before its start was done (it said: ${firstLine(said).slice(0, 160)}): open the console (npm run console) to see why`);
+    }
+  };
+  let v = await wait(t.stepMs);
+  if (v && v.kind === 'booting') {
+    // The boot line is in but no mode line: ask the REPL something; once it
+    // answers, the boot's own lines are all in. A running agent may be
+    // joining Wi-Fi by then (the REPL waits up to 30 s): the first answer's timeout.
+    const m = markedLine('', "'up'");
+    tag = m.tag;
+    await s.write(m.line + '\r');
+    v = await wait(t.answerMs);
   }
-  if (!boot) {
-    const first = said.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? 'nothing';
-    throw new FlashError(`the program was written but did not start (it said: ${first.slice(0, 160)}): fix it and run ./flash.sh again`);
+  if (!v || v.kind === 'booting') {
+    if (v) throw new FlashError(`the agent printed its boot line but the board did not answer within ${secs(t.answerMs)} after it: open the console (npm run console) to see where it stops`);
+    throw new FlashError(`the program was written but printed no boot line within ${secs(t.stepMs)} of .load (it said: ${firstLine(said).slice(0, 160)}): open the console (npm run console) to see why`);
   }
-  return boot;
+  if (v.kind === 'failed') {
+    if (v.bootLine) throw new FlashError(`the program was written and verified, but the agent's start failed (it said: ${v.said.slice(0, 160)}): open the console (npm run console) to see why`);
+    throw new FlashError(`the program was written but did not start (it said: ${v.said.slice(0, 160)}): fix it and run ./flash.sh again`);
+  }
+  return v.boot;
 }
 
 // ---------------------------------------------------------------------------

@@ -14,6 +14,12 @@
 //   (CA CA + "Verification failed"), 'a' as a packet start (CA CA +
 //   "Aborted"), the final NUL, the 500 ms pause before the answer;
 // - the program area (strlen for .flash -s; what `.load` starts);
+// - the agent's boot: its top level returns at once and the boot runs in a
+//   timer after the REPL's prompt (src/main.ts), so `.load` prints the
+//   prompt first and the boot lines after it; the REPL reads no input until
+//   the boot has run. A config.json written behind the agent's back (not the
+//   one config.ok was made from) is checked after the boot, and a complete
+//   one restarts the board into the agent;
 // - the agent's boot lines and modes, maintenance() (flag file + reset),
 //   the watchdog (armed by a running agent, kept by .load, cleared by a reset)
 //   and a reset's USB re-enumeration (the port goes away and comes back);
@@ -46,6 +52,8 @@ export interface BoardSetup {
   agent?: 'running' | 'console-only' | 'safe' | 'crash';
   /** The state when the test starts: the stored program booted as `agent` says, or a maintenance boot. */
   start?: 'booted' | 'maintenance';
+  /** The board's unique id ('' on the device's runtime built for the PC). */
+  uid?: string;
   /**
    * Blocked (a Wi-Fi scan or join) for this long from the first byte it is
    * sent: input waits. Counted from then, not from the plug, so a slow start
@@ -72,6 +80,8 @@ export interface BoardSetup {
   echo?: boolean;
   /** A running agent prints a log line this often (ms); 0 = quiet. */
   chatterMs?: number;
+  /** From the boot with a new config.json to the restart its check makes (ms). */
+  checkMs?: number;
   /** The firmware's receive timeout (1 s on the board). */
   ymodemMs?: number;
   /** The pause before the firmware's answer (500 ms on the board). */
@@ -116,6 +126,12 @@ export class FakeBoard {
   private ready: Promise<void>;
   private plugged: (() => void) | undefined;
   private quiet = false;
+  /** The agent's boot is scheduled and has not run: the REPL reads nothing meanwhile. */
+  private booting = false;
+  /** Called once the scheduled boot has run. */
+  private booted: (() => void)[] = [];
+  /** The config.json that config.ok holds the checked form of. */
+  private checked: Uint8Array | undefined;
 
   constructor(readonly o: BoardSetup) {
     for (const [k, v] of Object.entries(o.files ?? {})) this.files.set(k, Buffer.from(v));
@@ -130,6 +146,7 @@ export class FakeBoard {
       this.plugged = resolve;
     });
     if (o.start === 'maintenance') this.files.set('/maintenance', new Uint8Array([49]));
+    this.checked = this.files.get('/config.json');
   }
 
   /** Resolves once the port exists and the board has booted. */
@@ -183,7 +200,8 @@ export class FakeBoard {
     this.boot('reset');
     const p = this.plugged;
     this.plugged = undefined;
-    if (p) p();
+    if (p && this.booting) this.booted.push(p);
+    else if (p) p();
   }
 
   /** A hardware reset: the USB port goes away and comes back. */
@@ -191,7 +209,11 @@ export class FakeBoard {
     this.events.push('reset: ' + why);
     this.away = true;
     this.stopChatter();
+    // Nothing of the old boot runs on: its timers, a scheduled boot, a transfer.
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
     if (this.y.timer) clearTimeout(this.y.timer);
+    this.booting = false;
     this.state = 'repl';
     this.inbox = Buffer.alloc(0);
     this.line = '';
@@ -215,51 +237,93 @@ export class FakeBoard {
     this.out('\x1b[2K\r' + NORMAL + l + '\r\n');
   }
 
-  /** Kaluma's runtime start: a fresh global scope, then the stored program. */
+  /**
+   * Kaluma's runtime start: a fresh global scope, then the stored program's
+   * top level, then the prompt. The agent's top level only schedules its
+   * boot (src/main.ts: a timer of 0 ms), so every line of the boot comes
+   * after the prompt, and the REPL reads no input until that timer has run.
+   */
   private boot(kind: 'reset' | 'load'): void {
     if (kind === 'reset') this.watchdog = false;
-    this.quiet = kind === 'reset' && !!this.o.lostBootLines;
     this.stopChatter();
     this.mode = 'none';
     this.why = '';
     this.newContext();
     const program = this.program();
-    if (program) {
-      if (this.o.agent === 'crash') {
-        this.out('\x1b[31mReferenceError: agentMain is not defined\r\n    at <anonymous>:2:1\x1b[0m\r\n');
-      } else {
-        this.boots++;
-        const flag = this.files.get('/maintenance');
-        const maintenance = !!flag && flag.length === 1 && flag[0] === 49;
-        this.files.delete('/maintenance');
-        this.log(`pico-data-agent 0.1.0 on ${this.o.name ?? 'pico-w'} ${UID}, boot ${this.boots}`);
-        if (maintenance) {
-          this.mode = 'console-only';
-          this.why = 'maintenance boot: agent and watchdog off until the next reboot; flash or copy files now';
-        } else if (this.o.agent === 'safe') {
-          this.mode = 'safe';
-          this.why = '5 rapid reboots in a row (last state: uplink: sending)';
-        } else if (this.o.agent === 'console-only') {
-          this.mode = 'console-only';
-          this.why = 'not configured: set wifi.ssid, service.url, service.apiKey, device.<name>';
-        } else {
-          this.mode = 'running';
-        }
-        if (this.mode === 'running') {
-          // The agent arms the watchdog once its link is up; for flashing
-          // that is the same as at once.
-          this.watchdog = true;
-          if (this.o.chatterMs) this.chatter = setInterval(() => this.log('09:05:20  delivered  sim_value seq 4  HTTP 200  20.92'), this.o.chatterMs);
-        } else {
-          this.log('agent: ' + (this.mode === 'safe' ? 'SAFE MODE: ' : 'console only: ') + this.why);
-          this.log("type help() for the commands, e.g. set('wifi.ssid', 'my-net')");
-        }
-        this.installAgent();
-      }
+    const quiet = kind === 'reset' && !!this.o.lostBootLines;
+    this.quiet = quiet;
+    if (program && this.o.agent === 'crash') {
+      // An exception at the top level: printed with its stack, the program unloaded.
+      this.out('\x1b[31mReferenceError: agentMain is not defined\r\n\x1b[0m\x1b[31m  at <anonymous>:2\r\n\x1b[0m');
+    } else if (program) {
+      this.booting = true;
+      this.later(0, () => {
+        this.booting = false;
+        this.quiet = quiet;
+        this.agentBoot(kind);
+        this.quiet = false;
+        for (const f of this.booted.splice(0)) f();
+        this.pump();
+      });
     }
-    this.events.push(`boot (${kind}): ${this.mode}`);
+    if (!this.booting) this.events.push(`boot (${kind}): ${this.mode}`);
+    // After .load the REPL prints the prompt itself once the command returns.
     if (kind === 'reset') this.prompt();
     this.quiet = false;
+  }
+
+  /** The agent's boot (src/runtime.ts): its lines, its mode, its console commands. */
+  private agentBoot(kind: 'reset' | 'load'): void {
+    if (this.away) return;
+    this.boots++;
+    const flag = this.files.get('/maintenance');
+    const maintenance = !!flag && flag.length === 1 && flag[0] === 49;
+    this.files.delete('/maintenance');
+    const saved = this.files.get('/config.json');
+    // config.ok is bound to the exact bytes of config.json: a file written
+    // behind the agent's back (flash.sh --config) is checked once, after the
+    // boot, and a complete one restarts the board into the agent.
+    const unchecked = saved !== undefined && (this.checked === undefined || Buffer.compare(Buffer.from(saved), Buffer.from(this.checked)) !== 0);
+    this.log(`pico-data-agent 0.1.0 on ${this.o.name ?? 'pico-w'} ${this.o.uid ?? UID}, boot ${this.boots}`);
+    if (maintenance) {
+      this.mode = 'console-only';
+      this.why = 'maintenance boot: agent and watchdog off until the next reboot; flash or copy files now';
+    } else if (this.o.agent === 'safe') {
+      this.mode = 'safe';
+      this.why = '5 rapid reboots in a row (last state: uplink: sending)';
+    } else if (unchecked) {
+      this.mode = 'console-only';
+      this.why = 'checking the saved configuration; the agent starts after a restart';
+      this.later(this.o.checkMs ?? 30, () => this.checkConfig());
+    } else if (this.o.agent === 'console-only') {
+      this.mode = 'console-only';
+      this.why = 'not configured: set wifi.ssid, service.url, service.apiKey, device.<name>';
+    } else {
+      this.mode = 'running';
+    }
+    if (this.mode === 'running') {
+      // The agent arms the watchdog once its link is up; for flashing
+      // that is the same as at once.
+      this.watchdog = true;
+      if (this.o.chatterMs) this.chatter = setInterval(() => this.log('09:05:20  delivered  sim_value seq 4  HTTP 200  20.92'), this.o.chatterMs);
+    } else {
+      this.log('agent: ' + (this.mode === 'safe' ? 'SAFE MODE: ' : 'console only: ') + this.why);
+      this.log("type help() for the commands, e.g. set('wifi.ssid', 'my-net')");
+    }
+    this.installAgent();
+    this.events.push(`boot (${kind}): ${this.mode}`);
+  }
+
+  /** The check after a boot with a new config.json: a complete one restarts into the agent. */
+  private checkConfig(): void {
+    if (this.away || this.mode === 'none') return;
+    this.checked = this.files.get('/config.json');
+    if (this.o.agent === 'running') {
+      this.hardReset('restart after the config check');
+      return;
+    }
+    this.why = 'not configured: set wifi.ssid, service.url, service.apiKey, device.<name>';
+    this.log('agent: console only: ' + this.why);
   }
 
   private stopChatter(): void {
@@ -275,7 +339,7 @@ export class FakeBoard {
         throw new Error('Failed to load module: ' + n);
       },
       atob: (s: string) => new Uint8Array(Buffer.from(String(s), 'base64')),
-      board: { name: this.o.name ?? 'pico-w', uid: UID },
+      board: { name: this.o.name ?? 'pico-w', uid: this.o.uid ?? UID },
       process: { version: '1.2.1' },
       console: { log: (...a: unknown[]) => this.log(a.map(String).join(' ')), error: (...a: unknown[]) => this.log(a.map(String).join(' ')) },
     });
@@ -350,7 +414,7 @@ export class FakeBoard {
       return;
     }
     while (this.inbox.length && !this.away) {
-      if (this.state === 'wait') return;
+      if (this.state === 'wait' || this.booting) return;
       if (this.state === 'ymodem') {
         this.ymodemFeed();
         return;

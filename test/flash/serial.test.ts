@@ -81,6 +81,16 @@ function flash(args: string[], env: Record<string, string> = {}): Promise<Run> {
 }
 
 const lastLine = (s: string): string => s.trimEnd().split('\n').pop() ?? '';
+
+/** What the first boot after a new config says: the agent checks the file after its boot, then restarts into the agent. */
+const CHECKING = 'mode console-only (checking the saved configuration; the agent starts after a restart)';
+
+/** Waits (a budget, not a measure) until the board is in `mode` again after the restart the config check makes. */
+async function until(b: FakeBoard, mode: string, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (b.mode !== mode && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  expect(b.mode).toBe(mode);
+}
 const text = (b: Uint8Array | undefined): string | undefined => (b === undefined ? undefined : Buffer.from(b).toString());
 
 /** No half-written config: /config.json is exactly the old or the new file, and no temporary is left. */
@@ -126,11 +136,13 @@ describe.skipIf(!!why)('flash.sh against a scripted board on a pseudo-terminal',
     expect(r.stdout).toContain('flash: board: Kaluma 1.2.1 on pico-w, already in a maintenance boot (agent and watchdog off)\n');
     expect(r.stdout).toMatch(/flash: config: \/config\.json written and read back: \d+ bytes, checksum \d+\n/);
     expect(r.stdout).toContain('flash: program: the board said "Done" and stores 10000 bytes, the size of dist/agent.js\n');
-    expect(lastLine(r.stdout)).toBe('flash: done: agent 0.1.0 on pico-w, boot 2, mode running');
+    expect(lastLine(r.stdout)).toBe(`flash: done: agent 0.1.0 on pico-w, boot 2, ${CHECKING}`);
     expect(b.program()).toBe(bundleText(10000));
     expect(text(b.files.get('/config.json'))).toBe(CONFIG);
     expectWholeConfig(b, [CONFIG]);
-    expect(b.events.filter((e) => e.startsWith('reset'))).toEqual([]);
+    // The only reset is the one the check makes into the agent, after flash.sh.
+    await until(b, 'running');
+    expect(b.events.filter((e) => e.startsWith('reset'))).toEqual(['reset: restart after the config check']);
     expect(b.violations).toEqual([]);
     expect(r.ms).toBeLessThan(10000);
   });
@@ -143,11 +155,13 @@ describe.skipIf(!!why)('flash.sh against a scripted board on a pseudo-terminal',
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('flash: board: Kaluma 1.2.1 on pico-w, agent loaded (running, boot 1): sending maintenance() to reboot without agent and watchdog\n');
     expect(r.stdout).toContain('flash: board: maintenance boot reached (agent and watchdog off)\n');
-    expect(lastLine(r.stdout)).toBe('flash: done: agent 0.1.0 on pico-w, boot 3, mode running');
+    expect(lastLine(r.stdout)).toBe(`flash: done: agent 0.1.0 on pico-w, boot 3, ${CHECKING}`);
     // Reset into maintenance before any write; nothing written under the watchdog.
+    await until(b, 'running');
     const order = b.events.filter((e) => /^reset|^boot|^ymodem: (start|Done)/.test(e));
     expect(order).toEqual([
-      'boot (reset): running', 'reset: maintenance()', 'boot (reset): console-only', 'ymodem: start', 'ymodem: Done', 'boot (load): running',
+      'boot (reset): running', 'reset: maintenance()', 'boot (reset): console-only', 'ymodem: start', 'ymodem: Done', 'boot (load): console-only',
+      'reset: restart after the config check', 'boot (reset): running',
     ]);
     expect(b.violations).toEqual([]);
     expect(b.program()).toBe(bundleText(10000));
@@ -170,7 +184,7 @@ describe.skipIf(!!why)('flash.sh against a scripted board on a pseudo-terminal',
     expect(r.status).toBe(0);
     expect(r.ms).toBeGreaterThan(3000);
     expect(r.ms).toBeLessThan(10000);
-    expect(lastLine(r.stdout)).toBe('flash: done: agent 0.1.0 on pico-w, boot 3, mode running');
+    expect(lastLine(r.stdout)).toBe(`flash: done: agent 0.1.0 on pico-w, boot 3, ${CHECKING}`);
     expect(text(b.files.get('/config.json'))).toBe(CONFIG);
     expectWholeConfig(b, [CONFIG]);
     expect(b.violations).toEqual([]);
@@ -267,6 +281,14 @@ describe.skipIf(!!why)('flash.sh against a scripted board on a pseudo-terminal',
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(lastLine(r.stdout)).toBe('flash: done: agent 0.1.0 on pico-w, boot 2, mode console-only (not configured: set wifi.ssid, service.url, service.apiKey, device.<name>)');
+  });
+
+  it('reads the boot line of a board without a unique id (the device runtime on a PC prints "on pico-w , boot N")', async () => {
+    await plug({ start: 'maintenance', agent: 'running', program: 'old program', uid: '' });
+    const r = await flash([]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(lastLine(r.stdout)).toBe('flash: done: agent 0.1.0 on pico-w, boot 2, mode running');
   });
 
   it('turns the REPL echo back on when an interrupted transfer left it off', async () => {
