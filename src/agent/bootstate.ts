@@ -36,9 +36,13 @@ export interface BootState {
   safeMode: boolean;
   /** Why safe mode, '' otherwise. */
   reason: string;
-  /** The state recorded by the previous boot, e.g. 'uplink: sending'. */
+  /** The state recorded by the previous boot, e.g. 'uplink: sending'; on the first boot, that it is the first. */
   lastState: string;
-  /** The previous boot ended in a restart someone asked for (lastState says which); otherwise a crash, a watchdog reset or a power cut. */
+  /**
+   * The previous boot's end is known, and lastState names it: a restart or a
+   * stop someone asked for, or none at all (this is the first boot: no
+   * record on flash). Otherwise a crash, a watchdog reset or a power cut.
+   */
   lastAsked: boolean;
   /** The agent ran long enough (the caller decides how long): rapidBoots back to 0, persisted once. */
   markHealthy(): void;
@@ -60,6 +64,8 @@ const enum K {
   TmpFile = 'state.json.tmp',
   /** Keeps the file and its copy in RAM small whatever the caller passes. */
   MaxStateChars = 80,
+  /** lastState of a boot with no record before it: a new board, or its flash wiped. */
+  FirstBoot = 'first boot: no earlier boot state on flash',
 }
 export const STATE_FILE: string = K.StateFile;
 
@@ -107,9 +113,16 @@ export function openBootState(o: { files: FileStore; safeModeBoots: number; log?
     rapid = r.healthy ? 0 : r.asked === true ? r.rapid : r.rapid + 1;
     lastState = r.state;
     lastAsked = r.asked === true;
-  } else if (log) {
-    if (bad === undefined) log.info('boot state: no ' + K.StateFile + ', starting fresh');
-    else log.error('boot state: ' + K.StateFile + ' ' + bad + ', starting fresh');
+  } else {
+    if (bad === undefined) {
+      // No earlier boot ended, so none ended unasked.
+      lastState = K.FirstBoot;
+      lastAsked = true;
+    }
+    if (log) {
+      if (bad === undefined) log.info('boot state: no ' + K.StateFile + ', starting fresh');
+      else log.error('boot state: ' + K.StateFile + ' ' + bad + ', starting fresh');
+    }
   }
 
   const cur: Saved = { boot: bootId, rapid, healthy: false, state: 'booting' };

@@ -87,7 +87,7 @@ describe('boot counting', () => {
     expect(b.rapidBoots).toBe(0);
     expect(b.safeMode).toBe(false);
     expect(b.reason).toBe('');
-    expect(b.lastState).toBe('');
+    expect([b.lastState, b.lastAsked]).toEqual(['first boot: no earlier boot state on flash', true]);
     expect(l.lines).toEqual(['info boot state: no state.json, starting fresh']);
     expect(f.text(STATE_FILE)).toBe('{"boot":1,"rapid":0,"healthy":false,"state":"booting"}');
   });

@@ -29,7 +29,7 @@ describe('health reports', () => {
     const r = JSON.parse(reports[1]!.content) as Record<string, unknown>;
     expect(Object.keys(r)).toEqual(KEYS);
     expect(r).toMatchObject({ fw: '0.1.0', board: 'pico-w', boot: 1, intervalS: 60, mode: 'running', rssi: null, clockSynced: true, error: null });
-    expect(r.lastReset).toBe('unasked (watchdog, power or crash) while: unknown');
+    expect(r.lastReset).toBe('first boot: no earlier boot state on flash');
     expect(r.uptimeS).toBeGreaterThanOrEqual(64);
     expect(r.outbox).toMatchObject({ dropped: 0, rejected: 0 });
     expect(r.delivery).toMatchObject({ retries: 0, rejected: 0 });
