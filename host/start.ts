@@ -8,10 +8,19 @@
 //  4. one line per delivered write, and one per change of a pin the board
 //     drives: the relay on GP16 follows the stored value of the Value device
 //     sim_control (set it from the dashboard's form). The dashboard's
-//     "Simulated board" panel lists the driven pins. Ctrl-C stops everything.
+//     "Simulated board" panel lists the driven pins.
+//  5. One Ctrl-C stops the agent and the service, says so, and exits 0. In a
+//     terminal the console's line editor puts it in raw mode: Ctrl-C is then
+//     a keystroke, not a signal, and reaches the line editor alone (with no
+//     listener there, it only paused the console). Outside raw mode (input not
+//     a terminal, or a Ctrl-C during the start-up) it is a SIGINT to the whole
+//     process group.
+//     A stop of either kind is recorded as the boot's end, so the next start's
+//     health report names it instead of calling it a crash.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Interface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { provisionDevice } from '../src/agent/provision';
 import { createColdLoader } from '../src/cold';
@@ -56,6 +65,9 @@ const DEVICES: { name: string; format: DataFormat; sensors: string }[] = [
 // header GPIO (22 is the boot-skip pin, 23-25 and 29 belong to the radio).
 const CONTROL = 'sim_control';
 const RELAY = { name: 'relay', pin: 16, pollMs: 5000 };
+
+/** A stop is under way: what the start-up was doing when it came may fail now, and says nothing. */
+let stopping = false;
 
 function clock(): string {
   return new Date().toISOString().slice(11, 19);
@@ -160,6 +172,27 @@ async function main(): Promise<void> {
   };
 
   let svc: RunningService | undefined;
+  // The console's line editor, once it reads lines: closed first, so the terminal leaves raw mode.
+  const con: { rl?: Interface } = {};
+  const stop = async (how: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    const what = svc ? 'the agent and the local service' : 'the agent';
+    console.log(`${how}: stopping ${what}`);
+    con.rl?.close();
+    if (rt) {
+      // An end someone asked for, as reboot() is: the next boot's health report names it.
+      rt.state.restartAsked('stop: ' + how + ' in npm start');
+      rt.stop();
+    }
+    if (svc) await svc.close();
+    console.log(svc ? 'agent and local service stopped' : 'agent stopped');
+    process.exit(0);
+  };
+  // From the start: a Ctrl-C while the program is built or the devices are made stops too.
+  process.on('SIGINT', () => void stop('Ctrl-C (SIGINT)'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
   let url = a.url;
   if (!url) {
     svc = await startLocal(Number(a.port), join(a.data, 'service'), panel);
@@ -241,6 +274,9 @@ async function main(): Promise<void> {
   console.log("console: type help() for the commands, status() for the state; Ctrl-C stops");
 
   const rl = createInterface({ input: process.stdin, terminal: process.stdin.isTTY });
+  con.rl = rl;
+  // In raw mode the terminal's Ctrl-C arrives here, not as a signal.
+  rl.on('SIGINT', () => void stop('Ctrl-C'));
   rl.on('line', (line) => {
     const src = line.trim();
     if (!src) return;
@@ -256,24 +292,13 @@ async function main(): Promise<void> {
     }
   });
 
-  let stopping = false;
-  const stop = async (): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    rl.close();
-    rt?.stop();
-    if (svc) await svc.close();
-    console.log('stopped');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
   rl.on('close', () => {
     // stdin closed (piped input ended): keep running until a signal, like the board.
   });
 }
 
 main().catch((e: unknown) => {
+  if (stopping) return;
   console.error(`npm start: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);
 });
