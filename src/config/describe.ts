@@ -12,12 +12,8 @@ const WIDTH = 80;
 
 const fit = (s: string): string => (s.length > WIDTH ? s.slice(0, WIDTH - 1) + '\u2026' : s);
 
-/** One `key = value` line per setting; secrets masked. */
-export function describeConfig(c: AgentConfig): string[] {
-  const lines: string[] = [];
-  const add = (key: string, f: Field, v: unknown): void => {
-    if (v !== undefined) lines.push(fit(key + ' = ' + formatValue(f, v)));
-  };
+/** Calls `add` with every setting of `c`: its key, its row, its value (undefined: none yet). */
+function settings(c: AgentConfig, add: (key: string, f: Field, v: unknown) => void): void {
   const top = c as unknown as Record<string, Record<string, unknown>>;
   for (const f of SCALAR_FIELDS) add(f.k, f, (holderOf(top, f) as Record<string, unknown>)[fieldName(f)]);
   const entries = (what: string, list: readonly object[], fields: readonly Field[]): void => {
@@ -29,6 +25,39 @@ export function describeConfig(c: AgentConfig): string[] {
   entries('sensor', c.sensors, SENSOR_FIELDS);
   entries('device', c.devices, DEVICE_FIELDS);
   entries('output', c.outputs, OUTPUT_FIELDS);
+}
+
+/** One `key = value` line per setting; secrets masked. */
+export function describeConfig(c: AgentConfig): string[] {
+  const lines: string[] = [];
+  settings(c, (key, f, v) => {
+    if (v !== undefined) lines.push(fit(key + ' = ' + formatValue(f, v)));
+  });
+  return lines;
+}
+
+/**
+ * What saving `to` over `from` changes: `key: old -> new` for every setting
+ * that differs, secrets masked (a change the mask hides says so), '(none)'
+ * for a setting one side has not.
+ */
+export function changeLines(from: AgentConfig, to: AgentConfig): string[] {
+  const old: Record<string, unknown> = {};
+  const lines: string[] = [];
+  const shown = (f: Field, v: unknown): string => (v === undefined ? '(none)' : formatValue(f, v));
+  settings(from, (key, f, v) => void (old[key] = v));
+  settings(to, (key, f, v) => {
+    const was = old[key];
+    delete old[key];
+    if (JSON.stringify(was) === JSON.stringify(v)) return;
+    const a = shown(f, was);
+    const b = shown(f, v);
+    lines.push(key + ': ' + a + ' -> ' + b + (a === b ? ' (changed)' : ''));
+  });
+  // Settings of the sensors, devices and outputs that `to` no longer has.
+  settings(from, (key, f, v) => {
+    if (key in old && v !== undefined) lines.push(key + ': ' + formatValue(f, v) + ' -> (none)');
+  });
   return lines;
 }
 
@@ -41,7 +70,7 @@ function defaultText(f: Field): string {
   return parts.length > 0 ? '; default ' + parts.join(', ') : f.q ? '; required' : '';
 }
 
-/** Two lines per setting: key and purpose, then the rule and the default. */
+/** Two lines per setting: key and purpose, then the rule and the default (three when they do not fit one). */
 export function helpLines(): string[] {
   const lines: string[] = [];
   for (const f of SCHEMA) {
@@ -50,7 +79,10 @@ export function helpLines(): string[] {
     const head = key + ' '.repeat(Math.max(1, 24 - key.length)) + help;
     if (head.length <= WIDTH) lines.push(head);
     else lines.push(key, '    ' + help);
-    lines.push(fit('    ' + ruleOf(f) + defaultText(f)));
+    const rule = '    ' + ruleOf(f);
+    const def = defaultText(f);
+    if (rule.length + def.length <= WIDTH) lines.push(rule + def);
+    else lines.push(fit(rule), fit('    ' + def.slice(2)));
   }
   return lines;
 }

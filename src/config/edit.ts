@@ -1,15 +1,17 @@
 // Console edits on a pending copy of the configuration. Each change is made
 // on the saved form and the whole result validated again, so a change that
 // breaks any rule (its own or a cross-check) is refused and changes nothing.
+// Only a required field of an entry made a field at a time (a sensor from
+// its kind, then its pin) may still be missing (src/config/required.ts names
+// it); save() refuses until it is set. An entry given whole lacks nothing.
 
-import { DEFAULT_BOARD, getBoard } from '../board';
-import { checkPin } from './pins';
+import { keyList, missingKeys } from './required';
 import type { Saved } from './saved';
 import { toSaved } from './saved';
 import type { Field } from './schema';
-import { DEVICE_FIELDS, OUTPUT_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, T, fieldName, findField, propOf } from './schema';
+import { DEVICE_FIELDS, OUTPUT_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, T, defaultOf, fieldName, findField, propOf } from './schema';
 import type { AgentConfig, SensorKind } from './types';
-import { nameRule, num, validateConfig } from './validate';
+import { nameRule, num, printable, validateConfig } from './validate';
 
 export interface ConfigEditor {
   /** Error lines (joined by '\n'), or undefined when the change was made. */
@@ -35,16 +37,6 @@ function coerce(f: Field, v: unknown): unknown {
   return v;
 }
 
-/** The first header pin a new sensor of `kind` may use that no other sensor holds. */
-function freePin(raw: Saved, kind: SensorKind, sensors: Obj[]): number | undefined {
-  const board = getBoard((raw.board as string) || DEFAULT_BOARD);
-  if (!board) return undefined;
-  for (const pin of board.gpio) {
-    if (!checkPin(board, pin, kind) && !sensors.some((s) => s.pin === pin)) return pin;
-  }
-  return undefined;
-}
-
 const unknownKey = (key: string): string => key + ': unknown key (see help())';
 
 /**
@@ -55,12 +47,18 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
   const started = JSON.stringify(toSaved(o.current));
   let pending = o.pending || o.current;
 
+  // The entry a change gave whole ('device.d'): it must lack nothing.
+  let whole = '';
   const apply = (change: (raw: Saved) => string | undefined): string | undefined => {
     const raw = toSaved(pending);
+    whole = '';
     const e = change(raw);
     if (e) return e;
-    const r = validateConfig(raw);
+    const r = validateConfig(raw, true);
     if (!r.ok) return r.errors.join('\n');
+    // Given whole, an entry is given complete: what it lacks, on one line.
+    const lacks = whole ? missingKeys(r.config).filter((k) => k.indexOf(whole + '.') === 0) : [];
+    if (lacks.length) return keyList(lacks) + ': required';
     pending = r.config;
     return undefined;
   };
@@ -68,11 +66,16 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
   /** One set or unset: a top-level setting, a whole sensor/device/output entry, or one of its fields. */
   const edit = (key: string, value: unknown, removing: boolean): string | undefined =>
     apply((raw) => {
+      // Keys are printable ASCII: any other is quoted escaped, and unknown.
+      if (printable(key) !== key) return unknownKey(printable(key));
       const parts = key.split('.');
       const what = parts[0] as string;
+      // set('wifi.ssid') alone is a slip, not a way to unset.
+      const none = !removing && value === undefined ? key + ": no value given (to go back to the default: unset('" + key + "'))" : '';
       if (what !== 'sensor' && what !== 'device' && what !== 'output') {
         const f = SCALAR_FIELDS.filter((x) => x.k === key)[0];
         if (!f) return unknownKey(key);
+        if (none) return none;
         const sec = parts.length > 1 ? ((raw[what] = raw[what] || {}) as Obj) : raw;
         if (removing) delete sec[fieldName(f)];
         else sec[fieldName(f)] = coerce(f, value);
@@ -94,6 +97,8 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
         if (!entry) return at + ': no such ' + what;
         if (f) {
           if (fieldName(f) === 'kind') return key + ': every ' + what + ' has a kind; unset ' + at + ' to remove it';
+          // A required field with no default for the kind has nothing to go back to.
+          if (f.q && defaultOf(f, entry.kind as SensorKind) === undefined) return key + ': required';
           delete entry[propOf(f)];
           return undefined;
         }
@@ -124,31 +129,29 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
         const fresh: Obj = { name };
         for (const k in value) {
           const g = findField(fields, k);
-          if (!g) return at + '.' + k + ': unknown field';
+          if (!g) return at + '.' + printable(k) + ': unknown field';
           fresh[propOf(g)] = coerce(g, value[k]);
         }
         if (entry) list[i] = fresh;
         else list.push(fresh);
+        whole = at;
         return undefined;
       }
+      if (none) return none;
       const v = coerce(f, value);
       const isKind = what === 'sensor' && fieldName(f) === 'kind';
       if (!entry && !isKind) {
-        // A sensor from its kind (it may pick its pin); a device or an output
-        // whole, its required fields named from the schema. An output never
-        // picks a pin: it drives it, and a pin wired to something else would
-        // be driven too.
-        const whole = "', {" + fields.filter((g) => g.q).map(fieldName).join(', ') + '})';
-        return at + ': no such ' + what + '; create it with set(' + "'" + at + (what === 'sensor' ? ".kind', ...)" : whole);
+        // A sensor from its kind (its pin set next); a device or an output
+        // whole, its required fields named from the schema.
+        const form = "', {" + fields.filter((g) => g.q).map(fieldName).join(', ') + '})';
+        return at + ': no such ' + what + '; create it with set(' + "'" + at + (what === 'sensor' ? ".kind', ...)" : form);
       }
       const target = entry || { name };
       if (!entry) list.push(target);
       target[propOf(f)] = v;
-      if (isKind) {
-        // The internal sensor has one pin; any other kind gets the first free usable pin until set.
-        if (v === 'temperature') delete target.pin;
-        else if (target.pin === undefined && typeof v === 'string') target.pin = freePin(raw, v as SensorKind, list);
-      }
+      // The internal sensor has one pin. Any other kind keeps the pin it had;
+      // a new one has none until set: a guessed pin would be saved unseen.
+      if (isKind && v === 'temperature') delete target.pin;
       return undefined;
     });
 

@@ -4,8 +4,13 @@ import type { Field } from './schema';
 import { FILTER_PARAMS, T, mask } from './schema';
 import type { FilterSpec } from './types';
 
-/** The console form of a value: 'median:5,ewma:0.3', '0:0,3.3:100', 'temp,hum'. */
+/**
+ * The console form of a value: 'median:5,ewma:0.3', '0:0,3.3:100', 'temp,hum'.
+ * A password shows only whether it is set; another secret its first
+ * characters and its length.
+ */
 export function formatValue(f: Field, v: unknown): string {
+  if (f.h) return v ? '(set)' : '(unset)';
   if (f.s) return mask(String(v));
   const s = plain(f, v);
   return s === '' ? "''" : s;

@@ -33,21 +33,23 @@ export interface Field {
   d?: unknown;
   /** Defaults that depend on the sensor kind (win over `d`). */
   D?: { [k in SensorKind]?: unknown };
-  /** Minimum and maximum: number range, or string length range (characters, or bytes with `b`). */
+  /** Minimum and maximum: number range, or a string's length range in UTF-8 bytes. */
   n?: number;
   x?: number;
   /** An int that also accepts 0 as "off" below the minimum. */
   z?: boolean;
-  /** A string's length counts UTF-8 bytes. */
-  b?: boolean;
+  /** A string of printable ASCII characters only. */
+  a?: boolean;
   /** The values of an enum. */
   v?: readonly string[];
   /** Pattern a non-empty string must match. */
   p?: RegExp;
   /** The rule as shown in errors, when the generated wording would not say it. */
   r?: string;
-  /** Secret: masked wherever it is shown. */
+  /** Secret: masked wherever it is shown (an API key: its first characters and its length). */
   s?: boolean;
+  /** A password: shown only as set or unset, never a character of it nor its length. */
+  h?: boolean;
   /** Required. */
   q?: boolean;
   /** Sensor or output fields that apply only to some kinds. */
@@ -82,14 +84,17 @@ const under = (prefix: string, rows: Field[]): Field[] => rows.map((f) => ((f.k 
 
 const TOP: Field[] = [
   { k: 'board', t: T.Enum, v: BOARD_NAMES, d: DEFAULT_BOARD },
-  { k: 'wifi.ssid', t: T.String, x: 32, b: true, d: '' },
+  { k: 'wifi.ssid', t: T.String, x: 32, d: '' },
   {
+    // A WPA passphrase is 8-63 printable ASCII characters (IEEE 802.11i).
     k: 'wifi.password',
     t: T.String,
     n: 8,
     x: 63,
+    a: true,
     d: '',
     s: true,
+    h: true,
     r: '8-63 characters, or empty for an open network',
   },
   { k: 'service.url', t: T.Url, d: '', r: 'http://host[:port][/path], or empty when unset' },
@@ -225,7 +230,7 @@ export function ruleOf(f: Field): string {
       return 'must be one of ' + (f.v || []).join(', ');
     default:
       // T.String: every other type has its rule in the table.
-      return (f.n ? f.n + '-' : 'at most ') + f.x + (f.b ? ' bytes (UTF-8)' : ' characters');
+      return (f.n ? f.n + '-' : 'at most ') + f.x + ' bytes (UTF-8)';
   }
 }
 

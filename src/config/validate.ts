@@ -40,6 +40,55 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 export type Checked = { v: unknown } | { e: string };
 
 const blank = (s: string): boolean => s.trim() === '';
+
+/** A UTF-16 code unit as U+XXXX, to name a character an error line cannot show. */
+const codeOf = (c: number): string => 'U+' + ('000' + c.toString(16).toUpperCase()).slice(-4);
+
+/**
+ * What every string from outside (typed at the console, or in a file that
+ * flash.sh --config wrote) must be before its field's own rule: text with
+ * no control character and no half of a surrogate pair, and printable ASCII
+ * where the field holds only that. A secret's line names none of its
+ * characters. Loops, not regular expressions: a compiled pattern stays on
+ * the device's heap.
+ */
+export function textRule(f: Field, s: string): string | undefined {
+  let rule = '';
+  let i = 0;
+  for (; i < s.length && !rule; i++) {
+    const c = s.charCodeAt(i);
+    const d = s.charCodeAt(i + 1);
+    if (c < 0x20 || (c >= 0x7f && c < 0xa0)) rule = 'must not hold control characters';
+    else if (f.a && c > 0x7e) rule = 'must be printable ASCII';
+    // A high surrogate with its low one is one character; any other is half of one.
+    else if (c >= 0xd800 && c <= 0xdfff) {
+      if (c > 0xdbff || !(d >= 0xdc00 && d <= 0xdfff)) rule = 'must be valid text: no lone UTF-16 surrogate';
+      else i++;
+    }
+  }
+  if (!rule || f.s) return rule || undefined;
+  return rule + ' (' + codeOf(s.charCodeAt(i - 1)) + ' at character ' + i + ')';
+}
+
+/**
+ * A key or value an error line quotes: printable ASCII, every other
+ * character as \uXXXX, at most 40 characters, so a bad input can neither
+ * garble the terminal nor flood it.
+ */
+export function printable(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const piece = c >= 0x20 && c < 0x7f ? s.charAt(i) : '\\u' + codeOf(c).slice(2);
+    const n = out.length + piece.length;
+    if (n > 40 || (n === 40 && i < s.length - 1)) return out + '\u2026';
+    out += piece;
+  }
+  return out;
+}
+
+/** An own property: a name typed as 'constructor' or 'toString' is not a filter. */
+const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 /** Parses a number typed as text; '' and ' ' are not 0. */
 export const num = (s: string): number => (blank(s) ? NaN : Number(s));
 /** The parts of a comma-separated list typed as text; none when it is blank. */
@@ -82,8 +131,8 @@ function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
     for (const part of commaList(v)) {
       const bits = part.trim().split(':');
       const type = bits[0] as string;
-      const params = FILTER_PARAMS[type];
-      if (!params) return { e: "unknown filter '" + type + "' (" + filterNames() + ')' };
+      const params = own(FILTER_PARAMS, type) ? FILTER_PARAMS[type] : undefined;
+      if (!params) return { e: "unknown filter '" + printable(type) + "' (" + filterNames() + ')' };
       if (bits.length !== params.length + 1) return { e: type + ' takes ' + [type].concat(params).join(':') };
       const o: Obj = { type };
       params.forEach((p, i) => (o[p] = num(bits[i + 1] as string)));
@@ -98,11 +147,11 @@ function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
   const out: FilterSpec[] = [];
   for (const item of items) {
     const type = isObj(item) ? item.type : undefined;
-    const params = typeof type === 'string' ? FILTER_PARAMS[type] : undefined;
+    const params = typeof type === 'string' && own(FILTER_PARAMS, type) ? FILTER_PARAMS[type] : undefined;
     if (!params) return { e: 'each filter needs a type: ' + filterNames() };
     const o = item as Obj;
     for (const k in o) {
-      if (k !== 'type' && !has(params, k)) return { e: (type as string) + ' has no parameter ' + k };
+      if (k !== 'type' && !has(params, k)) return { e: (type as string) + ' has no parameter ' + printable(k) };
     }
     const rule = filterRule(o, params);
     if (rule) return { e: rule };
@@ -135,6 +184,8 @@ export function checkValue(f: Field, key: string, v: unknown): Checked {
 
 function checkRow(f: Field, v: unknown): Checked {
   const bad: Checked = { e: ruleOf(f) };
+  const text = typeof v === 'string' ? textRule(f, v) : undefined;
+  if (text) return { e: text };
   switch (f.t) {
     case T.Int:
     case T.Number:
@@ -149,8 +200,7 @@ function checkRow(f: Field, v: unknown): Checked {
       if (typeof v !== 'string') return bad;
       // Every string setting defaults to '' (unset), so '' is always allowed.
       if (v === '') return { v };
-      const n = f.b ? utf8Length(v) : v.length;
-      return outside(f, n) || (f.p && !f.p.test(v)) ? bad : { v };
+      return outside(f, utf8Length(v)) || (f.p && !f.p.test(v)) ? bad : { v };
     }
     case T.Url: {
       if (typeof v !== 'string') return { e: 'must be a URL like http://192.168.1.10:8080' };
@@ -163,7 +213,7 @@ function checkRow(f: Field, v: unknown): Checked {
       if (!isList(list)) return { e: "must be sensor names like 'temp,hum'" };
       const out: string[] = [];
       for (const n of list) {
-        if (typeof n !== 'string' || !NAME_PATTERN.test(n)) return { e: "'" + String(n) + "' is not a sensor name" };
+        if (typeof n !== 'string' || !NAME_PATTERN.test(n)) return { e: "'" + printable(String(n)) + "' is not a sensor name" };
         if (has(out, n)) return { e: "sensor '" + n + "' listed twice" };
         out.push(n);
       }
@@ -189,15 +239,15 @@ export function nameRule(what: What, name: unknown): string | undefined {
   return undefined;
 }
 
-/** Records one error line. */
-type Err = (line: string) => void;
+/** Records one error line; `missing` when the line is a required field with no value. */
+type Err = (line: string, missing?: boolean) => void;
 /** An entry of `sensors`, `devices` or `outputs`: its error prefix (`sensor.<name>`), its name, the object. */
 type Entry = { k: string; n: string; o: Obj };
 
 /** The value, its default when absent, or the default after recording the error. */
 function take(f: Field, key: string, v: unknown, def: unknown, err: Err): unknown {
   if (v === undefined) {
-    if (def === undefined && f.q) err(key + ': required');
+    if (def === undefined && f.q) err(key + ': required', true);
     return def;
   }
   const c = checkValue(f, key, v);
@@ -242,11 +292,12 @@ const notFor = (f: Field, kind: string): boolean => !!f.K && !has(f.K, kind);
 function kindEntry(e: Entry, fields: readonly Field[], err: Err): Obj | undefined {
   const key = e.k;
   const o = e.o;
-  const kind = take(findField(fields, 'kind') as Field, key + '.kind', o.kind, undefined, err) as SensorKind | undefined;
+  // Even a pending entry has its kind: without one it has no fields.
+  const kind = take(findField(fields, 'kind') as Field, key + '.kind', o.kind, undefined, (l) => err(l)) as SensorKind | undefined;
   for (const k in o) {
     const f = findField(fields, k);
     if (k === 'name') continue;
-    if (!f) err(key + '.' + k + ': unknown field');
+    if (!f) err(key + '.' + printable(k) + ': unknown field');
     else if (kind && notFor(f, kind)) err(key + '.' + k + ': only for kind ' + (f.K as string[]).join(', '));
   }
   if (!kind) return undefined;
@@ -262,18 +313,23 @@ function kindEntry(e: Entry, fields: readonly Field[], err: Err): Obj | undefine
 const SECTIONS = ['wifi', 'service', 'agent', 'health'];
 const TOP = /* @__PURE__ */ ['board', 'sensors', 'devices', 'outputs'].concat(SECTIONS);
 
-/** The saved JSON form (defaults filled in) to a checked AgentConfig, or every error. */
-export function validateConfig(raw: unknown): Validated {
+/**
+ * The saved JSON form (defaults filled in) to a checked AgentConfig, or every
+ * error. `pending`: the console's unsaved changes, where a sensor, device or
+ * output may still lack a required field (save() checks without it, and
+ * src/config/required.ts names what is missing).
+ */
+export function validateConfig(raw: unknown, pending?: boolean): Validated {
   if (!isObj(raw)) return { ok: false, errors: ['config: must be a JSON object'] };
   const errors: string[] = [];
-  const err: Err = (line) => void errors.push(line);
-  for (const k in raw) if (!has(TOP, k)) err(k + ': unknown key');
+  const err: Err = (line, missing) => void (missing && pending ? 0 : errors.push(line));
+  for (const k in raw) if (!has(TOP, k)) err(printable(k) + ': unknown key');
   const cfg: Obj = { board: '' };
   for (const sec of SECTIONS) {
     cfg[sec] = {};
     const s = raw[sec];
     if (s !== undefined && !isObj(s)) err(sec + ': must be an object');
-    if (isObj(s)) for (const k in s) if (!SCALAR_FIELDS.some((f) => f.k === sec + '.' + k)) err(sec + '.' + k + ': unknown key');
+    if (isObj(s)) for (const k in s) if (!SCALAR_FIELDS.some((f) => f.k === sec + '.' + k)) err(sec + '.' + printable(k) + ': unknown key');
   }
 
   for (const f of SCALAR_FIELDS) {
@@ -315,7 +371,7 @@ export function validateConfig(raw: unknown): Validated {
   const idOwner: Record<string, string> = {};
   for (const { k: key, n: name, o } of entries(raw, 'device', MAX_DEVICES, err)) {
     for (const k in o) {
-      if (k !== 'name' && !DEVICE_FIELDS.some((f) => propOf(f) === k)) err(key + '.' + k + ': unknown field');
+      if (k !== 'name' && !DEVICE_FIELDS.some((f) => propOf(f) === k)) err(key + '.' + printable(k) + ': unknown field');
     }
     const d: Obj = { name };
     for (const f of DEVICE_FIELDS) d[propOf(f)] = take(f, key + '.' + fieldName(f), o[propOf(f)], f.d, err);

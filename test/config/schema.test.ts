@@ -30,7 +30,7 @@ describe('schema table', () => {
     const i = lines.indexOf('agent.requestTimeoutMs  Deadline of one request, connect included');
     expect(lines[i + 1]).toBe('    must be a whole number from 1000 to 60000; default 15000');
     const u = lines.findIndex((l) => l.startsWith('sensor.<name>.unit'));
-    expect(lines[u + 1]).toBe("    at most 8 characters; default C (temperature), V (analog), '' (other)");
+    expect(lines[u + 1]).toBe("    at most 8 bytes (UTF-8); default C (temperature), V (analog), '' (other)");
     const p = lines.findIndex((l) => l.startsWith('wifi.password'));
     expect(lines[p + 1]).toBe('    8-63 characters, or empty for an open network; default (unset)');
   });

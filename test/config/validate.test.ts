@@ -111,7 +111,7 @@ describe('sensor rules', () => {
     [{ kind: 'digital', pin: 31 }, 'sensor.s.pin: must be a whole number from 0 to 30'],
     [{ kind: 'digital', pin: 5, intervalMs: 999 }, 'sensor.s.intervalMs: must be a whole number from 1000 to 86400000'],
     [{ kind: 'digital', pin: 5, intervalMs: 86400001 }, 'sensor.s.intervalMs: must be a whole number from 1000 to 86400000'],
-    [{ kind: 'digital', pin: 5, unit: 'ninechars' }, 'sensor.s.unit: at most 8 characters'],
+    [{ kind: 'digital', pin: 5, unit: 'ninechars' }, 'sensor.s.unit: at most 8 bytes (UTF-8)'],
     [{ kind: 'digital', pin: 5, pull: 'sideways' }, 'sensor.s.pull: must be one of up, down, none'],
     [{ kind: 'digital', pin: 5, invert: 'yes' }, 'sensor.s.invert: must be true or false'],
     [{ kind: 'analog', pin: 26, vrefV: 0.9 }, 'sensor.s.vrefV: must be a number from 1 to 5.5'],
