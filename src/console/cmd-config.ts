@@ -1,8 +1,11 @@
 // The everyday commands: the agent's state and restarts (cold module
 // 'state'), the configuration shown (cold module 'show') and changed with
 // the editor (cold module 'config').
-import { describeConfig } from '../config/describe';
-import { mask } from '../config/schema';
+import { changeLines, describeConfig } from '../config/describe';
+import { formatValue } from '../config/format';
+import { keyList, missingKeys } from '../config/required';
+import type { Field } from '../config/schema';
+import { SCALAR_FIELDS, findField } from '../config/schema';
 import type { FileStore } from '../ports/ports';
 import { OUTBOX_DIR, SEGMENT } from '../queue/dir';
 import { holdHint } from '../service/refusal';
@@ -84,6 +87,7 @@ export function stateCommands(c: Ctx): Commands {
     },
 
     discard() {
+      if (!rt.dirty()) return out('nothing to discard: no unsaved changes');
       rt.discard();
       out('unsaved changes dropped');
     },
@@ -133,24 +137,32 @@ function onFlash(files: FileStore): string {
   return n ? 'up to ' + bytes + ' B on flash (' + n + ' segment' + (n > 1 ? 's' : '') + ')' : 'nothing on flash';
 }
 
+/** Every error a change caused, on one line. */
+const oneLine = (e: string): string => e.split('\n').join('; ');
+
 export function configCommands(c: Ctx): Commands {
   const rt = c.rt;
   const p = rt.p;
   const out = c.out;
   const fail = c.fail;
+  // What save() needs next: a sensor, device or output may still lack a required field.
+  const toSave = (): string => {
+    const m = missingKeys(rt.pending());
+    return m.length ? 'still to set: ' + keyList(m) : 'save() to apply';
+  };
   return {
     set(key: unknown, value: unknown) {
       if (typeof key !== 'string') return fail("set: the key must be a string, e.g. set('wifi.ssid', 'net')");
       const e = edit(rt, (ed) => ed.set(key, value));
-      if (e) return fail(e);
-      out(key + ' set; save() to apply');
+      if (e) return fail(oneLine(e));
+      out(key + ' set; ' + toSave());
     },
 
     unset(key: unknown) {
       if (typeof key !== 'string') return fail("unset: the key must be a string, e.g. unset('sensor.temp')");
       const e = edit(rt, (ed) => ed.unset(key));
-      if (e) return fail(e);
-      out(key + ' unset; save() to apply');
+      if (e) return fail(oneLine(e));
+      out(key + ' unset; ' + toSave());
     },
 
     importWifi() {
@@ -166,7 +178,7 @@ export function configCommands(c: Ctx): Commands {
         return bad;
       });
       if (e) return fail('importWifi: ' + e + '; nothing changed');
-      out('wifi.ssid = ' + ssid + ', wifi.password = ' + mask(pw) + '; save() to apply');
+      out('wifi.ssid = ' + ssid + ', wifi.password = ' + formatValue(findField(SCALAR_FIELDS, 'password') as Field, pw) + '; save() to apply');
     },
   };
 }
@@ -177,7 +189,13 @@ export function showCommands(c: Ctx): Commands {
   return {
     config() {
       for (const l of describeConfig(rt.config())) out(l);
-      if (rt.dirty()) out('(unsaved changes: type save() to apply them, discard() to drop them)');
+      if (!rt.dirty()) return;
+      // What save() would change, and what it still needs.
+      out('save() would change (old -> new):');
+      for (const l of changeLines(rt.config(), rt.pending())) out('  ' + l);
+      const m = missingKeys(rt.pending());
+      if (m.length) out('save() refuses until set: ' + keyList(m));
+      out('(unsaved changes: type save() to apply them, discard() to drop them)');
     },
   };
 }

@@ -5,7 +5,7 @@ import type { Commands, Ctx } from './shared';
 const HELP = [
   'help()                 this list; help(\'keys\') lists every setting',
   'status()               uptime, Wi-Fi, deliveries, outbox, heap, errors',
-  'config()               the running configuration (secrets masked)',
+  'config()               running configuration, then unsaved changes old -> new',
   "set(key, value)        change a setting, e.g. set('wifi.ssid', 'field-net')",
   "unset(key)             back to default; unset('sensor.x') removes sensor x",
   "                       set('output.x', {kind, pin, sourceId, sourcePin}):",
