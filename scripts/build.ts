@@ -86,6 +86,12 @@ export interface BuildResult {
   parts: { name: string; bytes: number; inputs: { path: string; bytes: number }[] }[];
 }
 
+/**
+ * What the build id reads as while the id is being made: the build hashes
+ * the artifact with this in its place (buildBundle). Same length as an id.
+ */
+export const STAND_IN = '00000000';
+
 /** Cold modules are the files of src/cold/, one module each (see src/cold.ts). */
 export const COLD_DIR = 'src/cold';
 /**
@@ -144,7 +150,8 @@ function common(board: string): BuildOptions {
 
 function inputsOf(meta: Metafile): { path: string; bytes: number }[] {
   const out = Object.values(meta.outputs)[0];
-  return out ? Object.entries(out.inputs).map(([path, v]) => ({ path, bytes: v.bytesInOutput })).sort((a, b) => b.bytes - a.bytes) : [];
+  // Largest first; equal sizes by path, so that every build lists them alike.
+  return out ? Object.entries(out.inputs).map(([path, v]) => ({ path, bytes: v.bytesInOutput })).sort((a, b) => b.bytes - a.bytes || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) : [];
 }
 
 /** True for a module the resident program hands out through its shared table (src/shared.ts). */
@@ -248,43 +255,48 @@ function partsPlugin(parts: Record<string, string>): Plugin {
 export async function buildBundle(o: { board?: string; outfile?: string; entry?: string; coldDir?: string } = {}): Promise<BuildResult> {
   const board = o.board ?? 'pico-w';
   const outfile = o.outfile ?? 'dist/agent.js';
+  // Its metafile and manifest are named after it (agent.js: agent.meta.json, agent.cold.json).
+  if (!/[^/\\]\.js$/.test(outfile)) throw new Error(`outfile: must be a file name ending in .js (got ${JSON.stringify(outfile)})`);
   mkdirSync(dirname(outfile), { recursive: true });
 
-  // First the resident program with stand-in ids: the names it holds are in
-  // the engine's literal storage for good anyway, so cold code may name them
-  // freely; only its other strings go to its table (scripts/cold-strings.ts).
   const entry = o.entry ?? 'src/main.ts';
-  const stand = { __BUILD__: '"00000000"', __CHECKER__: '"00000000"' };
-  // Its messages go to the cold section too (scripts/messages.ts).
+  // The resident program's messages go to the cold section (scripts/messages.ts),
+  // and so do its parts' (src/parts.ts): one table for all of them.
   const messages = new MessageTable();
-  // The parts first: their messages join the same table.
   const partNames = Object.keys(PARTS);
-  const parts = await Promise.all(partNames.map((n) => buildPart(board, PARTS[n] as string, messages)));
-  const partText = Object.fromEntries(partNames.map((n, i) => [n, (parts[i] as { text: string }).text]));
-  const resident = (define: Record<string, string>): ReturnType<typeof build> => {
+  const buildParts = (): Promise<{ text: string; inputs: { path: string; bytes: number }[] }[]> =>
+    Promise.all(partNames.map((n) => buildPart(board, PARTS[n] as string, messages)));
+  const resident = (define: Record<string, string>, parts: { text: string }[]): ReturnType<typeof build> => {
     const c = common(board);
+    const partText = Object.fromEntries(partNames.map((n, i) => [n, (parts[i] as { text: string }).text]));
     return build({ ...c, entryPoints: [entry], define, outfile, banner: { js: READER_STUB }, plugins: [partsPlugin(partText), messagesPlugin(messages), ...(c.plugins ?? [])] });
   };
-  const draft = await resident(stand);
+  const define = (id: string, checker: string): Record<string, string> => ({ __BUILD__: JSON.stringify(id), __CHECKER__: JSON.stringify(checker) });
+
+  // First a survey: the parts and the resident program built once with the
+  // messages recorded, not numbered, for the bundler loads modules in an
+  // order of its own that changes from run to run; then the table numbers
+  // them in an order of the sources (MessageTable.settle). The survey's
+  // resident program gives the names it holds: they are in the engine's
+  // literal storage for good anyway, so cold code may name them freely;
+  // only its other strings go to its table (scripts/cold-strings.ts).
+  const draft = await resident(define(STAND_IN, STAND_IN), await buildParts());
+  messages.settle();
   const messageText = messages.text();
+  const parts = await buildParts();
   const keep = namesIn(draft.outputFiles?.[0]?.text ?? '');
   const coldDir = o.coldDir ?? COLD_DIR;
   const names = readdirSync(coldDir).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
   if (names.includes(MESSAGES)) throw new Error(`${coldDir}/${MESSAGES}.ts: that name is the resident program's messages; rename the module`);
   const built = await Promise.all(names.map((n) => buildColdModule(board, `${coldDir}/${n}.ts`, keep)));
-  // The id covers both halves: a change to either makes the other refuse it.
-  // The resident program holds the id, so it is hashed with a stand-in id.
   const check = built[names.indexOf('check')];
   const checker = check ? crc32(Buffer.from(check.text)).toString(16) : 'none';
-  const define = (id: string): Record<string, string> => ({ __BUILD__: JSON.stringify(id), __CHECKER__: JSON.stringify(checker) });
-  const buildId = createHash('sha256')
-    .update(built.map((b) => b.text).join('\n') + '\n' + messageText + '\n' + (draft.outputFiles?.[0]?.text ?? ''))
-    .digest('hex')
-    .slice(0, 8);
   // Offsets count from the artifact's first byte, so they depend on the
-  // header's own length: settle it by trying until it stays the same.
+  // header's own length: settle it by trying until it stays the same (the
+  // id is always 8 characters: the layout does not depend on its value).
   let head = '';
   let cold: ColdModule[] = [];
+  const headOf = (id: string): string => COLD_MARK + id + cold.map((c) => ` ${c.name}:${c.offset}:${c.bytes}:${c.crc.toString(16)}:${c.codeBytes}`).join('') + '\n';
   for (let len = 0; head.length !== len || !cold.length; ) {
     len = head.length;
     let at = len;
@@ -294,14 +306,24 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
       at += bytes.length + 1;
       return mod;
     });
-    head = COLD_MARK + buildId + cold.map((c) => ` ${c.name}:${c.offset}:${c.bytes}:${c.crc.toString(16)}:${c.codeBytes}`).join('') + '\n';
+    head = headOf(STAND_IN);
   }
   if (head.length > COLD_HEAD_MAX) throw new Error(`cold section header is ${head.length} bytes, over the loader's ${COLD_HEAD_MAX}: fewer modules`);
-  const section = head + built.map((b) => b.text + '\n').join('') + messageText + '\n*/\n';
+  const body = built.map((b) => b.text + '\n').join('') + messageText + '\n*/\n';
+  // The id covers both halves: a change to either makes the other refuse it.
+  // It is the artifact's own hash, taken with STAND_IN in place of the id
+  // (in the header and in the resident program): the same sources give the
+  // same bytes and so the same id, whenever and wherever they are built.
+  const stand = await resident(define(STAND_IN, checker), parts);
+  const buildId = createHash('sha256')
+    .update(head + body + (stand.outputFiles?.[0]?.text ?? ''))
+    .digest('hex')
+    .slice(0, 8);
+  const section = headOf(buildId) + body;
 
-  const r = await resident(define(buildId));
+  const r = await resident(define(buildId, checker), parts);
   const residentText = r.outputFiles?.[0]?.text ?? '';
-  if (messages.text() !== messageText) throw new Error('messages: the second pass took other messages than the first');
+  if (messages.text() !== messageText) throw new Error('messages: the later passes took other messages than the survey');
   // The reader is a global: the program must not have a name of its own that shadows it.
   const draftText = (draft.outputFiles?.[0]?.text ?? '').slice(READER_STUB.length).split(`${READER}(`).join('');
   if (new RegExp(`(^|[^\\w$.])${READER}\\b`).test(draftText)) throw new Error(`the resident program names ${READER} itself, the messages' reader: rename it`);
@@ -318,7 +340,11 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
     return { name: partNames[i] as string, bytes: part.text.length, inputs: own };
   });
   writeFileSync(outfile, section + residentText);
-  writeFileSync(outfile.replace(/\.js$/, '.meta.json'), JSON.stringify(r.metafile));
+  // The metafile names the output by the path the build was given: it sits
+  // next to it, so by its file name alone (the same wherever it is built).
+  const meta = r.metafile as Metafile;
+  const outputs = Object.fromEntries(Object.values(meta.outputs).map((v) => [basename(outfile), v]));
+  writeFileSync(outfile.replace(/\.js$/, '.meta.json'), JSON.stringify({ ...meta, outputs }));
   const manifest = {
     buildId,
     residentBytes: residentText.length,
@@ -345,11 +371,43 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
 /** CRC-32 (IEEE) of all of `b`: the board's own function, so both ends agree by construction. */
 const crc32 = (b: Uint8Array): number => crc32Range(b, 0, b.length);
 
+/** The boards one can build for: boards/<name>.json. */
+export function boardNames(): string[] {
+  return readdirSync('boards').filter((f) => f.endsWith('.json') && f !== 'schema.json').map((f) => f.slice(0, -5)).sort();
+}
+
+/**
+ * The command line: `--board <name>` (default pico-w) and `--out <file>.js`
+ * (default dist/agent.js; its .meta.json and .cold.json go next to it).
+ * Returns the options, or the one line that says what is wrong.
+ */
+export function parseArgs(args: string[]): { board?: string; outfile?: string } | string {
+  const o: { board?: string; outfile?: string } = {};
+  for (let i = 0; i < args.length; i += 2) {
+    const flag = args[i] as string;
+    const v = args[i + 1];
+    if (flag !== '--board' && flag !== '--out') return `${flag}: unknown option; the options are --board <name> and --out <file>.js`;
+    if (v === undefined || v.startsWith('--')) return `${flag}: needs a value`;
+    if (flag === '--board') {
+      if (!boardNames().includes(v)) return `--board: must be one of ${boardNames().join(', ')} (got ${JSON.stringify(v)})`;
+      o.board = v;
+    } else {
+      if (!/[^/\\]\.js$/.test(v)) return `--out: must be a file name ending in .js (got ${JSON.stringify(v)})`;
+      o.outfile = v;
+    }
+  }
+  return o;
+}
+
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const boardAt = args.indexOf('--board');
-  const board = boardAt >= 0 ? args[boardAt + 1] : undefined;
-  const r = await buildBundle({ board });
+  const o = parseArgs(process.argv.slice(2));
+  if (typeof o === 'string') {
+    console.error(o);
+    process.exitCode = 2;
+    return;
+  }
+  const board = o.board;
+  const r = await buildBundle(o);
   const of = (n: number | undefined): string => (n === undefined ? 'no budget known' : `budget ${n}`);
   console.log(
     `${r.outfile}: ${r.bytes} bytes (${of(r.budgetBytes)}) for ${board ?? 'pico-w'}: resident ${r.residentBytes} (${of(r.residentBudgetBytes)}), ` +

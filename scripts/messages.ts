@@ -69,18 +69,45 @@ export const ENTRY = 8;
 
 type AnyNode = Node & Record<string, unknown>;
 
-/** Messages of one build, numbered in the order the bundler first loads them (the same in every pass). */
+/**
+ * Messages of one build. A table numbers each new text as it is asked for
+ * it (id), until it is settled: then it knows every message and refuses a
+ * new one. The bundler loads modules in parallel, in an order that changes
+ * from run to run, so a build must not number them as they come: it first
+ * surveys each module's messages (messagesPlugin on an unsettled table
+ * records them and numbers nothing), then settles the table, numbering them
+ * module by module in the order of their paths and, within a module, in the
+ * order the module names them. The same sources give the same numbers.
+ */
 export class MessageTable {
   readonly list: string[] = [];
   private index = new Map<string, number>();
+  /** Each surveyed module's messages, by its path under src/. */
+  private surveyed = new Map<string, string[]>();
+  private done = false;
   id(s: string): number {
     let i = this.index.get(s);
     if (i === undefined) {
+      if (this.done) throw new Error(`messages: ${JSON.stringify(s)} was not in the survey of the first pass; the passes loaded other code`);
       i = this.list.length;
       this.list.push(s);
       this.index.set(s, i);
     }
     return i;
+  }
+  get settled(): boolean {
+    return this.done;
+  }
+  /** Records the messages of one module (its path under src/), in the order it names them. */
+  survey(path: string, messages: string[]): void {
+    if (this.done) throw new Error(`messages: ${path} surveyed after the table was settled`);
+    this.surveyed.set(path, messages);
+  }
+  /** Numbers the surveyed messages by module path, then order within the module; takes no new message after. */
+  settle(): void {
+    const paths = [...this.surveyed.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const p of paths) for (const s of this.surveyed.get(p) as string[]) this.id(s);
+    this.done = true;
   }
   /**
    * The section: the index (ENTRY chars a message), then each message as a
@@ -140,7 +167,12 @@ export function takeMessages(code: string, table: MessageTable): string {
   return out;
 }
 
-/** The esbuild plugin: every src/ module outside KEEP, its messages taken into `table`. */
+/**
+ * The esbuild plugin: every src/ module outside KEEP, its messages taken into
+ * `table`. While the table is not settled it only surveys them (MessageTable):
+ * that pass's code numbers each module's messages on their own, and is good
+ * for nothing but what does not depend on the numbers.
+ */
 export function messagesPlugin(table: MessageTable): Plugin {
   return {
     name: 'messages',
@@ -149,7 +181,14 @@ export function messagesPlugin(table: MessageTable): Plugin {
         const rel = relative(`${process.cwd()}${sep}src`, args.path).split(sep).join('/');
         if (KEEP.includes(rel) || rel.startsWith('..')) return undefined;
         const js = await transform(readFileSync(args.path, 'utf8'), { loader: 'ts', format: 'esm', target: 'es2022', sourcefile: args.path });
-        return { contents: takeMessages(js.code, table), loader: 'js', resolveDir: args.path.slice(0, args.path.lastIndexOf(sep)) };
+        let code: string;
+        if (table.settled) code = takeMessages(js.code, table);
+        else {
+          const own = new MessageTable();
+          code = takeMessages(js.code, own);
+          table.survey(rel, own.list);
+        }
+        return { contents: code, loader: 'js', resolveDir: args.path.slice(0, args.path.lastIndexOf(sep)) };
       });
     },
   };
