@@ -616,7 +616,7 @@ describe('provision()', () => {
     b.cmd.set!('service.apiKey', '');
     b.cmd.provision!('same@example.com', 'wrong-password', 'two', 'Value');
     await until(() => b.p.errors.length > 0, 'the refusal');
-    expect(b.p.errors).toEqual(['provision: generate API key: HTTP 401 Unauthorized: text 19 bytes: invalid credentials']);
+    expect(b.p.errors).toEqual(['provision: generate API key: HTTP 401 Unauthorized: text 19 bytes: invalid credentials; no device created']);
     expect(b.out().join('\n')).not.toContain('wron');
     expect(wholeFlash(board)).not.toContain('wrong-password');
     expect(b.rt.pending().devices.map((d) => d.name)).toEqual(['one']);
