@@ -50,7 +50,8 @@ export function testCommands(c: Ctx): Commands {
       const write = dev.format === 'Value' ? cl.writeValue(ref, body) : dev.format === 'JSON' ? cl.writeJson(ref, body) : cl.writeXml(ref, body);
       return write.then((w) => {
         if (w.kind !== 'ok') return fail('test: write ' + w.kind + ': ' + w.reason);
-        out('test: write ok (HTTP ' + w.status + ', ' + w.note + ')');
+        // The note starts with the status line ('HTTP 200 OK, text 13 bytes: ...').
+        out('test: write ok (' + w.note + ')');
         const read = dev.format === 'Value' ? cl.readValue(ref) : dev.format === 'JSON' ? cl.readJson(ref) : cl.readXml(ref);
         return read.then((r) => {
           if (r.kind !== 'ok') return fail('test: read back ' + r.kind + ': ' + r.reason);

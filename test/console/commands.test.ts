@@ -479,7 +479,7 @@ describe('test()', () => {
     const lines = b.out().filter((l) => l.startsWith('test:'));
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(writing);
-    expect(lines[1]).toMatch(/^test: write ok \(HTTP 200, /);
+    expect(lines[1]).toMatch(/^test: write ok \(HTTP 200 OK, text \d+ bytes: /);
     expect(lines[2]).toMatch(readBack);
     expect(service.writes.slice(before).some((w) => w.deviceId === cfg.devices[0]!.deviceId)).toBe(true);
     b.rt.stop();
@@ -498,7 +498,7 @@ describe('test()', () => {
       await until(() => b.out().some((l) => l.startsWith('test: read back')), 'the read-back');
       expect(b.out().filter((l) => l.startsWith('test:'))).toEqual([
         'test: writing 21 to device 1 (Value)',
-        'test: write ok (HTTP 200, HTTP 200 OK, text 3 bytes: 210)',
+        'test: write ok (HTTP 200 OK, text 3 bytes: 210)',
         'test: read back 210 - DIFFERS from what was written',
       ]);
       b.rt.stop();
