@@ -8,7 +8,6 @@ import type { Field } from '../config/schema';
 import { SCALAR_FIELDS, findField } from '../config/schema';
 import type { FileStore } from '../ports/ports';
 import { OUTBOX_DIR, SEGMENT } from '../queue/dir';
-import { holdHint } from '../service/refusal';
 import { VERSION } from '../version';
 import type { Commands, Ctx } from './shared';
 import { edit } from './shared';
@@ -19,6 +18,16 @@ function ago(ms: number): string {
   const m = Math.round(s / 60);
   if (m < 120) return m + ' min';
   return Math.floor(m / 60) + ' h ' + (m % 60) + ' min';
+}
+
+/** What the operator can do about a held device (src/service/refusal.ts), by the status it was held with. */
+function holdHint(status: number | undefined): string {
+  if (status === 401) return 'fix service.apiKey';
+  if (status === 403) return 'check the key\'s rights at the service';
+  if (status === 404 || status === 410) return 'check the device\'s id and pin (it may have been made again)';
+  if (status === 409) return 'check the device\'s format';
+  if (status !== undefined && status >= 300 && status < 400) return 'check service.url';
+  return 'check service.apiKey and the device';
 }
 
 export function stateCommands(c: Ctx): Commands {

@@ -49,13 +49,3 @@ export function refusalKind(status: number, body: string): 'hold' | 'reject' {
   if (!record) return 'hold';
   return names(body, W.Config) ? 'hold' : 'reject';
 }
-
-/** What the operator can do about a held device, by the status it was held with. */
-export function holdHint(status: number | undefined): string {
-  if (status === 401) return 'fix service.apiKey';
-  if (status === 403) return 'check the key\'s rights at the service';
-  if (status === 404 || status === 410) return 'check the device\'s id and pin (it may have been made again)';
-  if (status === 409) return 'check the device\'s format';
-  if (status !== undefined && status >= 300 && status < 400) return 'check service.url';
-  return 'check service.apiKey and the device';
-}

@@ -65,7 +65,8 @@ describe.each(outboxes)('a held device (%s)', (_name, make) => {
     expect(delivered.filter((w) => w.deviceId === 3)).toHaveLength(6);
     expect(delivered.filter((w) => w.deviceId === 2)).toHaveLength(0);
     const held1 = agent.uplink.stats().held;
-    expect(held1.map((h) => [h.device, h.status, h.reason])).toEqual([['tj', held.kind === 'hold' ? held.status : 0, held.reason]]);
+    const want = held as Extract<WriteOutcome, { kind: 'hold' }>;
+    expect(held1.map((h) => [h.device, h.status, h.reason])).toEqual([['tj', want.status, want.reason]]);
     expect(queue.stats()).toMatchObject({ depth: 6, dropped: 0, rejected: 0 });
     // Logged once, when the hold began, not once per reading or per try.
     expect(p.errors.filter((l) => l.includes('device tj held'))).toHaveLength(1);

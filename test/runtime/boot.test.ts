@@ -569,6 +569,8 @@ describe('last known good configuration', () => {
     await b.run(30000);
     b.rt.stop();
     expect(service.writes.length).toBeGreaterThan(before);
+    // Every reading of the minute under the wrong key reached the service after all.
+    expect(b.rt.queue()!.stats()).toMatchObject({ depth: 0, rejected: 0, dropped: 0 });
   });
 
   it('reverts a changed config whose API key the service refuses (401), and delivers again', async () => {
@@ -581,8 +583,9 @@ describe('last known good configuration', () => {
     expect(b.rt.apply(bad)).toBeUndefined();
     await b.run(59000);
     expect(service.writes.length).toBe(before);
-    expect(b.rt.agent()!.uplink.stats().rejected).toBeGreaterThan(0);
-    expect(b.p.errors.some((l) => /^uplink: seq \d+ rejected: HTTP 401 /.test(l))).toBe(true);
+    // Held, not rejected: the readings taken under the wrong key wait.
+    expect(b.rt.agent()!.uplink.stats().held.length).toBeGreaterThan(0);
+    expect(b.p.errors.some((l) => /^uplink: device \w+ held, its readings wait: HTTP 401 /.test(l))).toBe(true);
     // The wrong key is masked in those lines too.
     expect(b.p.errors.join('\n')).not.toContain('wrong-key-0000000000');
     await b.run(6000);
