@@ -2,8 +2,8 @@
 // account (health.id / health.pin) every health.intervalMs: what a person
 // running boards in the field wants to see from the service, not from a
 // serial cable. Cold code (module 'health'): built every 15 minutes, then let
-// go. Secrets never appear: the API key and the Wi-Fi password are masked
-// wherever an error line would carry them.
+// go. Secrets never appear: the API key is masked and the Wi-Fi password
+// named, not shown, wherever an error line would carry them.
 import { crc32 } from '../queue/crc32';
 import type { Runtime } from '../runtime';
 import { maskSecret } from '../service/client';
@@ -12,9 +12,10 @@ import { VERSION } from '../version';
 /** Whole seconds. */
 const sec = (ms: number): number => Math.round(ms / 1000);
 
-/** `s` with every secret of the configuration masked. */
-function masked(s: string, secrets: string[]): string {
-  for (const x of secrets) if (x) s = s.split(x).join(maskSecret(x));
+/** `s` with the API key masked (its short prefix and length) and the Wi-Fi password named, not shown. */
+function masked(s: string, key: string, password: string): string {
+  if (key) s = s.split(key).join(maskSecret(key));
+  if (password) s = s.split(password).join('(wifi.password)');
   return s;
 }
 
@@ -69,7 +70,7 @@ export function healthReport(rt: Runtime): string {
     const held: Record<string, unknown> = {};
     for (let i = 0; i < u.held.length; i++) {
       const h = u.held[i] as (typeof u.held)[0];
-      held[h.device] = { status: h.status === undefined ? null : h.status, reason: masked(h.reason, [cfg.service.apiKey]), sinceS: sec(now - h.sinceMs), nextS: sec(Math.max(0, h.nextMs - now)), tries: h.attempt };
+      held[h.device] = { status: h.status === undefined ? null : h.status, reason: masked(h.reason, cfg.service.apiKey, cfg.wifi.password), sinceS: sec(now - h.sinceMs), nextS: sec(Math.max(0, h.nextMs - now)), tries: h.attempt };
     }
     r.held = held;
     if (a.outputs) {
@@ -84,6 +85,6 @@ export function healthReport(rt: Runtime): string {
     }
     error = u.lastError || s.lastError || error;
   }
-  r.error = error ? masked(error, [cfg.service.apiKey, cfg.wifi.password]) : null;
+  r.error = error ? masked(error, cfg.service.apiKey, cfg.wifi.password) : null;
   return JSON.stringify(r);
 }
