@@ -10,7 +10,7 @@ import { SHARED_NAMES } from '../src/shared';
 import { externalizeStrings, namesIn, STRINGS_PARAM, tableText } from './cold-strings';
 import { dropUnusedShared } from './shared-imports';
 import { checkBundle } from './compat';
-import { MessageTable, messagesPlugin, READER, READER_STUB } from './messages';
+import { MessageTable, messagesPlugin, READER, READER_STUB, readerIds, UNREAD } from './messages';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -274,14 +274,15 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   const define = (id: string, checker: string): Record<string, string> => ({ __BUILD__: JSON.stringify(id), __CHECKER__: JSON.stringify(checker) });
 
   // First a survey: the parts and the resident program built once with the
-  // messages recorded, not numbered, for the bundler loads modules in an
-  // order of its own that changes from run to run; then the table numbers
-  // them in an order of the sources (MessageTable.settle). The survey's
+  // messages recorded, for the bundler loads modules in an order of its own
+  // that changes from run to run; then the table numbers them in an order of
+  // the sources, leaving out those of code the bundler dropped
+  // (MessageTable.settle). The survey's
   // resident program gives the names it holds: they are in the engine's
   // literal storage for good anyway, so cold code may name them freely;
   // only its other strings go to its table (scripts/cold-strings.ts).
   const draft = await resident(define(STAND_IN, STAND_IN), await buildParts());
-  messages.settle();
+  messages.settle(readerIds(draft.outputFiles?.[0]?.text ?? ''));
   const messageText = messages.text();
   const parts = await buildParts();
   const keep = namesIn(draft.outputFiles?.[0]?.text ?? '');
@@ -324,6 +325,7 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   const r = await resident(define(buildId, checker), parts);
   const residentText = r.outputFiles?.[0]?.text ?? '';
   if (messages.text() !== messageText) throw new Error('messages: the later passes took other messages than the survey');
+  if (readerIds(residentText).has(UNREAD)) throw new Error('messages: the program reads a message the survey found unread; the passes kept other code');
   // The reader is a global: the program must not have a name of its own that shadows it.
   const draftText = (draft.outputFiles?.[0]?.text ?? '').slice(READER_STUB.length).split(`${READER}(`).join('');
   if (new RegExp(`(^|[^\\w$.])${READER}\\b`).test(draftText)) throw new Error(`the resident program names ${READER} itself, the messages' reader: rename it`);

@@ -70,24 +70,36 @@ export const ENTRY = 8;
 type AnyNode = Node & Record<string, unknown>;
 
 /**
+ * What a settled table gives a message the survey's code did not read (the
+ * bundler dropped the code that says it): never a message's number, and
+ * found in the code if it was kept after all (the build checks: readerIds).
+ */
+export const UNREAD = 999999;
+
+/**
  * Messages of one build. A table numbers each new text as it is asked for
  * it (id), until it is settled: then it knows every message and refuses a
  * new one. The bundler loads modules in parallel, in an order that changes
- * from run to run, so a build must not number them as they come: it first
- * surveys each module's messages (messagesPlugin on an unsettled table
- * records them and numbers nothing), then settles the table, numbering them
- * module by module in the order of their paths and, within a module, in the
- * order the module names them. The same sources give the same numbers.
+ * from run to run, so a build must not keep the numbers they get as they
+ * come: it first surveys each module's messages (messagesPlugin on an
+ * unsettled table records them, numbered as they come), then settles the
+ * table, numbering them module by module in the order of their paths and,
+ * within a module, in the order the module names them. The same sources
+ * give the same numbers. A message whose code the bundler dropped (a
+ * function nothing calls) is left out of the table.
  */
 export class MessageTable {
   readonly list: string[] = [];
   private index = new Map<string, number>();
   /** Each surveyed module's messages, by its path under src/. */
   private surveyed = new Map<string, string[]>();
+  /** Once settled: the surveyed messages that no code reads. */
+  private unread = new Set<string>();
   private done = false;
   id(s: string): number {
     let i = this.index.get(s);
     if (i === undefined) {
+      if (this.unread.has(s)) return UNREAD;
       if (this.done) throw new Error(`messages: ${JSON.stringify(s)} was not in the survey of the first pass; the passes loaded other code`);
       i = this.list.length;
       this.list.push(s);
@@ -103,10 +115,23 @@ export class MessageTable {
     if (this.done) throw new Error(`messages: ${path} surveyed after the table was settled`);
     this.surveyed.set(path, messages);
   }
-  /** Numbers the surveyed messages by module path, then order within the module; takes no new message after. */
-  settle(): void {
+  /**
+   * Numbers the surveyed messages by module path, then order within the
+   * module, and takes no new message after. `read`: the numbers the survey's
+   * code still reads (readerIds); the other messages are left out. Without
+   * it, every surveyed message is kept.
+   */
+  settle(read?: Set<number>): void {
+    const kept = read ? new Set([...read].map((i) => this.list[i])) : undefined;
+    this.list.length = 0;
+    this.index.clear();
     const paths = [...this.surveyed.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const p of paths) for (const s of this.surveyed.get(p) as string[]) this.id(s);
+    for (const p of paths) {
+      for (const s of this.surveyed.get(p) as string[]) {
+        if (!kept || kept.has(s)) this.id(s);
+        else this.unread.add(s);
+      }
+    }
     this.done = true;
   }
   /**
@@ -169,9 +194,9 @@ export function takeMessages(code: string, table: MessageTable): string {
 
 /**
  * The esbuild plugin: every src/ module outside KEEP, its messages taken into
- * `table`. While the table is not settled it only surveys them (MessageTable):
- * that pass's code numbers each module's messages on their own, and is good
- * for nothing but what does not depend on the numbers.
+ * `table`. While the table is not settled it surveys them (MessageTable):
+ * that pass's numbers change from run to run, and its code is good for
+ * nothing but what does not depend on them.
  */
 export function messagesPlugin(table: MessageTable): Plugin {
   return {
@@ -181,17 +206,37 @@ export function messagesPlugin(table: MessageTable): Plugin {
         const rel = relative(`${process.cwd()}${sep}src`, args.path).split(sep).join('/');
         if (KEEP.includes(rel) || rel.startsWith('..')) return undefined;
         const js = await transform(readFileSync(args.path, 'utf8'), { loader: 'ts', format: 'esm', target: 'es2022', sourcefile: args.path });
-        let code: string;
-        if (table.settled) code = takeMessages(js.code, table);
-        else {
+        if (!table.settled) {
           const own = new MessageTable();
-          code = takeMessages(js.code, own);
+          takeMessages(js.code, own);
           table.survey(rel, own.list);
         }
-        return { contents: code, loader: 'js', resolveDir: args.path.slice(0, args.path.lastIndexOf(sep)) };
+        return { contents: takeMessages(js.code, table), loader: 'js', resolveDir: args.path.slice(0, args.path.lastIndexOf(sep)) };
       });
     },
   };
+}
+
+/**
+ * The numbers a program reads messages by: every number in the arguments of
+ * a call of READER (the minifier may merge two calls into one, as in
+ * `__m(a?3:4)`). A number there that is not a message's (`__m(a>9?3:4)`)
+ * only keeps one more message.
+ */
+export function readerIds(code: string): Set<number> {
+  const out = new Set<number>();
+  fullAncestor(parse(code, { ecmaVersion: 2019, sourceType: 'script' }), (n, _s, ancestors) => {
+    const node = n as AnyNode;
+    if (node.type !== 'Literal' || typeof node['value'] !== 'number') return;
+    const inCall = (ancestors as AnyNode[]).some((a, i) => {
+      if (a.type !== 'CallExpression') return false;
+      const callee = a['callee'] as AnyNode;
+      const inside = ancestors[i + 1];
+      return callee.type === 'Identifier' && callee['name'] === READER && inside !== undefined && inside !== callee;
+    });
+    if (inCall) out.add(node['value']);
+  });
+  return out;
 }
 
 /** The global reader, in front of the resident program: "#<id>" until the program installs the real one. */

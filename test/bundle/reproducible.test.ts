@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildBundle, parseArgs, STAND_IN } from '../../scripts/build';
-import { MessageTable } from '../../scripts/messages';
+import { MessageTable, readerIds, UNREAD } from '../../scripts/messages';
 import { COLD_MARK } from '../../src/cold';
 
 const ROOT = 'dist/reproducible';
@@ -40,6 +40,10 @@ describe('two builds of the same sources', () => {
       const id = ids[0] as string;
       expect(text.startsWith(COLD_MARK + id + ' ')).toBe(true);
       expect(createHash('sha256').update(text.split(id).join(STAND_IN), 'latin1').digest('hex').slice(0, 8)).toBe(id);
+      // Every message on flash is one the program reads: none of code the bundler dropped.
+      const count = (JSON.parse((a.get('agent.cold.json') as Buffer).toString()) as { messages: number }).messages;
+      const read = readerIds(text.slice(text.indexOf('*/\n') + 3));
+      expect(Array.from({ length: count }, (_, i) => i).filter((i) => !read.has(i))).toEqual([]);
     });
   }
 });
@@ -64,6 +68,23 @@ describe('the messages\' numbers', () => {
     // Settled, it takes no message the survey did not see.
     expect(() => one.id('a message nobody surveyed')).toThrow(/not in the survey/);
     expect(one.id('wifi: joining the network')).toBe(3);
+  });
+
+  it('leave out the messages of code the bundler dropped', () => {
+    const t = new MessageTable();
+    t.survey('a.ts', ['said and kept here', 'said in dead code']);
+    t.survey('b.ts', ['said in dead code', 'said in b and kept']);
+    // The survey's code, numbered as it came: it reads 0 and 2 ('said in dead code' is 1).
+    for (const s of ['said and kept here', 'said in dead code', 'said in b and kept']) t.id(s);
+    t.settle(readerIds('function f(a){return __m(a?0:2)}'));
+    expect(t.list).toEqual(['said and kept here', 'said in b and kept']);
+    // The later passes load the same code: its dropped message gets a number no message has.
+    expect(t.id('said in dead code')).toBe(UNREAD);
+    expect(t.id('said in b and kept')).toBe(1);
+  });
+
+  it('are read back from the program wherever the minifier put them', () => {
+    expect([...readerIds('__m(3);x(__m(a?4:b?5:6)+__m.r(7));y(8);function __m(i){return __m.r?__m.r(i):"#"+i}')].sort()).toEqual([3, 4, 5, 6]);
   });
 });
 
