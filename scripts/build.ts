@@ -123,6 +123,7 @@ export const COLD_ONLY = [
   'src/config/saved.ts',
   'src/config/pins.ts',
   'src/config/format.ts',
+  'src/config/required.ts',
   'src/service/reads.ts',
   'src/service/parse-reads.ts',
   'src/service/xml-check.ts',
