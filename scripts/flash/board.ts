@@ -592,7 +592,7 @@ export type Started =
 
 /**
  * Reads the program's start. `text`: everything after the echo of `.load`,
- * without escapes, with \n line ends; `topLevel`: the part of it before the
+ * without escapes, every \r\n or lone \r as \n; `topLevel`: the part of it before the
  * REPL's prompt, once the prompt has come; `settledAt`: where in `text` the
  * REPL answered a line typed after the boot line, if it has.
  *
@@ -606,7 +606,7 @@ export type Started =
  * input only between the program's jobs, after the boot has run.
  */
 export function readStart(text: string, topLevel: string | undefined, settledAt?: number): Started | undefined {
-  const failed = /(?:^|\n)boot failed: ([^\n]*)\n/.exec(text);
+  const failed = /(?:^|\n)(?:> )?boot failed: ([^\n]*)\n/.exec(text);
   const m = BOOT_LINE.exec(text);
   if (failed && (!m || failed.index > m.index)) return { kind: 'failed', said: 'boot failed: ' + failed[1], bootLine: !!m };
   if (!m) {
@@ -617,7 +617,7 @@ export function readStart(text: string, topLevel: string | undefined, settledAt?
   }
   const base = { version: m[1] as string, board: m[2] as string, boot: Number(m[4]) };
   const rest = text.slice(m.index + m[0].length, settledAt === undefined ? text.length : Math.max(settledAt, m.index + m[0].length));
-  const a = /(?:^|\n)agent: (SAFE MODE|console only): ([^\n]*)\n/.exec(rest);
+  const a = /(?:^|\n)(?:> )?agent: (SAFE MODE|console only): ([^\n]*)\n/.exec(rest);
   if (a) return { kind: 'boot', boot: { ...base, mode: a[1] === 'SAFE MODE' ? 'safe' : 'console-only', why: (a[2] ?? '').trim() } };
   if (settledAt !== undefined) return { kind: 'boot', boot: { ...base, mode: 'running', why: '' } };
   return { kind: 'booting' };
@@ -642,8 +642,9 @@ export async function start(r: Repl, t: Timeouts): Promise<Boot> {
     if (i < 0) return undefined;
     const after = raw.slice(i + 7);
     const j = after.indexOf(PROMPT);
-    const topLevel = j < 0 ? undefined : plain(after.slice(0, j)).replace(/\r/g, '');
-    said = plain(after).replace(/\r/g, '');
+    // A log line starts with a carriage return (back over the prompt): a line start too.
+    const topLevel = j < 0 ? undefined : plain(after.slice(0, j)).replace(/\r\n?/g, '\n');
+    said = plain(after).replace(/\r\n?/g, '\n');
     const answer = tag === undefined ? undefined : readMarked(said, tag);
     return readStart(said, topLevel, answer ? answer.before.length : undefined);
   };
