@@ -1,14 +1,20 @@
-// The pure parts of the serial console: argument parsing, board choice and
-// the exit key. Nothing here opens a port.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+// The serial console: its pure parts (argument parsing, board choice, the
+// exit key), then the console itself against the device's own firmware:
+// Kaluma 1.2.1 built for the PC (KALUMA_ENGINE) running the agent, its REPL
+// on a pseudo-terminal made by socat (engine-board.ts). Without an engine or
+// socat, one line says so and those tests are skipped.
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   EXIT_KEY, listLinuxTtyPorts, parseConsoleArgs, pickBoardPort, splitAtExitKey, USAGE,
 } from '../../host/console-serial';
+import { VERSION } from '../../src/version';
+import { buildAgent, EngineBoard, engineBoardSupport } from './engine-board';
 
 describe('parseConsoleArgs', () => {
   it('defaults to 115200 baud and no port', () => {
@@ -125,4 +131,88 @@ describe('console-serial command line', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(`console: error: unknown argument '--bogus'\n${USAGE}\n`);
   });
+});
+
+const support = engineBoardSupport();
+const noEngine = typeof support === 'string' ? support : '';
+if (noEngine) console.log(`test/flash/console-serial.test.ts: the console against the device runtime skipped: ${noEngine}`);
+
+describe.skipIf(!!noEngine)('console-serial against the REPL of the device runtime on a pseudo-terminal', () => {
+  const script = fileURLToPath(new URL('../../host/console-serial.ts', import.meta.url));
+  const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+  // Budgets, generous for the engine under qemu-i386; never a measure.
+  const WAIT_MS = 30000;
+  let dir: string;
+  let program: string;
+  let board: EngineBoard | undefined;
+  let console_: ChildProcessWithoutNullStreams | undefined;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'console-engine-'));
+    program = readFileSync((await buildAgent(dir)).file, 'latin1');
+  }, 120000);
+
+  afterEach(async () => {
+    if (console_ && console_.exitCode === null && console_.signalCode === null) console_.kill('SIGKILL');
+    console_ = undefined;
+    if (board) await board.stop();
+    board = undefined;
+  });
+
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The console on the board's port, stdin a pipe (what is written is typed). */
+  function open(): { out: () => string; err: () => string; exited: Promise<number | null> } {
+    const c = spawn(tsx, [script, '--port', board!.port], { stdio: ['pipe', 'pipe', 'pipe'] });
+    console_ = c;
+    let out = '';
+    let err = '';
+    c.stdout.on('data', (d: Buffer) => (out += d.toString('latin1')));
+    c.stderr.on('data', (d: Buffer) => (err += d.toString('latin1')));
+    const exited = new Promise<number | null>((resolve) => c.on('close', (code) => resolve(code)));
+    return { out: () => out, err: () => err, exited };
+  }
+
+  async function until(test: () => boolean, what: string, context: () => string): Promise<void> {
+    const end = Date.now() + WAIT_MS;
+    while (!test() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    expect(test(), `${what}; so far:\n${context()}`).toBe(true);
+  }
+
+  async function exitWithin(exited: Promise<number | null>): Promise<number | null | 'still running'> {
+    let t: NodeJS.Timeout | undefined;
+    const late = new Promise<'still running'>((resolve) => (t = setTimeout(() => resolve('still running'), WAIT_MS)));
+    const r = await Promise.race([exited, late]);
+    clearTimeout(t);
+    return r;
+  }
+
+  it('relays typing to the agent\'s console and its answers back; Ctrl+] leaves with status 0', async () => {
+    board = new EngineBoard(support as Exclude<typeof support, string>);
+    board.store(program);
+    await board.start();
+    const c = open();
+    await until(() => c.err().includes(`console: connected to ${board!.port} at 115200 baud; Ctrl+] exits`), 'the console connects', c.err);
+    console_!.stdin.write('status()\r');
+    await until(() => c.out().includes(`agent     ${VERSION}, console-only, boot 1,`), 'status() answers', () => c.out() + c.err());
+    console_!.stdin.write(Buffer.from([EXIT_KEY]));
+    expect(await exitWithin(c.exited)).toBe(0);
+    expect(board.events).toEqual(['power up']);
+  }, 4 * 30000);
+
+  it('says the port closed, and ends with status 1, when the board resets under it', async () => {
+    board = new EngineBoard(support as Exclude<typeof support, string>);
+    board.store(program);
+    await board.start();
+    const c = open();
+    await until(() => c.err().includes('console: connected to'), 'the console connects', c.err);
+    // maintenance() reboots the board: its USB serial port goes away.
+    console_!.stdin.write('maintenance()\r');
+    expect(await exitWithin(c.exited), c.out() + c.err()).toBe(1);
+    expect(c.out()).toContain('rebooting into maintenance');
+    expect(c.err()).toContain('console: the port closed (board unplugged or reset?): run the console again\n');
+    expect(board.events.slice(0, 2)).toEqual(['power up', 'reset: watchdog']);
+  }, 4 * 30000);
 });
