@@ -33,7 +33,9 @@ bundleBudgetBytes, finds the board's USB serial port, and then talks to the
 board's REPL: if the agent runs, maintenance() reboots it without agent and
 watchdog; FILE.json (if given) goes to /config.json (written to a temporary
 name, read back, renamed); the program is written with .flash -w, its size
-checked with .flash -s, and started; the agent's boot line tells the mode.
+checked with .flash -s, and started with .load; the agent's boot line
+(after the REPL's prompt: the agent boots once its top level has returned)
+tells the mode.
 The board must already run the Kaluma firmware and be plugged in normally
 (not in BOOTSEL mode).
 
@@ -52,10 +54,12 @@ Environment:
   FLASH_BUNDLE          bundle the build writes (default dist/agent.js)
   FLASH_SYS_ROOT        prefix for /sys and /dev when looking for boards
   FLASH_OS              override uname -s (Linux, Darwin)
-  FLASH_ANSWER_TIMEOUT  seconds for the board's first answer (default 40: a
+  FLASH_ANSWER_TIMEOUT  seconds for the board's first answer, and for its
+                        answer after the agent's boot line (default 40: a
                         running agent can be blocked in a 30 s Wi-Fi join)
   FLASH_REBOOT_TIMEOUT  seconds for the maintenance reboot (default 30)
-  FLASH_STEP_TIMEOUT    seconds for any other answer (default 15)
+  FLASH_STEP_TIMEOUT    seconds for any other answer, the agent's boot line
+                        after .load among them (default 15)
   FLASH_ERASE_TIMEOUT   seconds for erasing the program area (default 60)
 EOF
 }
