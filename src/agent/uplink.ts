@@ -139,11 +139,7 @@ export function createUplink(o: {
   let singleOnly = false;
   let idleTimer: TimerId | undefined;
 
-  /** The timer is only a held device's next try: new work need not wait for it. */
-  let heldOnly = false;
-
-  function later(ms: number, onlyHeld?: boolean): void {
-    heldOnly = !!onlyHeld;
+  function later(ms: number): void {
     st.nextAttemptMs = o.clock.uptimeMs() + ms;
     timer = o.timers.setTimeout(() => {
       timer = undefined;
@@ -184,43 +180,30 @@ export function createUplink(o: {
   /**
    * The record to send next and the queue it heads: a lane's head first (the
    * oldest of those whose device is not waiting), else the outbox's head.
-   * An outbox head whose device waits, or still has a lane, goes to that
-   * device's lane while any device can be sent to; undefined when nothing can
-   * go now (`wait` then says for how long, or is undefined when nothing is queued).
+   * An outbox head whose device waits, or still has a lane, is moved to that
+   * device's lane while any device can be sent to (0: pick again). Undefined
+   * when nothing can go now: a held device is tried again at the first wake
+   * (a reading queued, a report, a read) after its next try is due.
    */
-  function pick(now: number): { q: Queue; head: QueueRecord } | { wait?: number } {
+  function pick(now: number): { q: Queue; head: QueueRecord } | 0 | undefined {
     const box = o.queue;
     let best: { q: Queue; head: QueueRecord } | undefined;
     const names = box.lanes ? box.lanes() : [];
     for (let i = 0; i < names.length; i++) {
       const n = names[i] as string;
-      if (waits(n, now)) continue;
-      const l = (box.lane as NonNullable<Queue['lane']>)(n) as Queue;
-      const h = l.peek(1)[0];
-      if (h && (!best || h.seq < best.head.seq)) best = { q: l, head: h };
+      const l = waits(n, now) ? undefined : (box.lane as NonNullable<Queue['lane']>)(n);
+      const h = l ? l.peek(1)[0] : undefined;
+      if (l && h && (!best || h.seq < best.head.seq)) best = { q: l, head: h };
     }
     if (best) return best;
     const head = box.peek(1)[0];
-    if (!head) {
-      let wait: number | undefined;
-      for (let i = 0; i < st.held.length; i++) {
-        const ms = (st.held[i] as Held).nextMs - now;
-        if (names.indexOf((st.held[i] as Held).device) >= 0 && (wait === undefined || ms < wait)) wait = ms;
-      }
-      return { wait };
-    }
-    if (!waits(head.device, now) && names.indexOf(head.device) < 0) return { q: box, head };
-    // Its device waits: set it aside while any device could be sent to.
+    if (!head || (!waits(head.device, now) && names.indexOf(head.device) < 0)) return head ? { q: box, head } : undefined;
     let free = false;
     for (let i = 0; i < o.devices.length && !free; i++) free = !waits((o.devices[i] as DeviceConfig).name, now);
     const l = free && box.lane ? box.lane(head.device, true) : undefined;
-    if (l && l.push(head)) {
-      box.ack(1);
-      return { wait: 0 };
-    }
-    let wait = Infinity;
-    for (let i = 0; i < st.held.length; i++) wait = Math.min(wait, (st.held[i] as Held).nextMs - now);
-    return { wait: Math.max(0, wait) };
+    if (!l || !l.push(head)) return undefined;
+    box.ack(1);
+    return 0;
   }
 
   // One function does the whole send (the head, its batch, the write, the
@@ -234,11 +217,9 @@ export function createUplink(o: {
       // every record read is decoded onto the heap (20 of them for a value
       // write, while a backlog drains, before this read was split).
       const picked = pick(o.clock.uptimeMs());
-      if (!('head' in picked) && picked.wait === 0) return later(0);
-      const q = 'head' in picked ? picked.q : o.queue;
-      const head = 'head' in picked ? picked.head : undefined;
-      // A held device's next try, when nothing else is to be sent meanwhile.
-      const heldWait = 'head' in picked ? undefined : picked.wait;
+      if (picked === 0) return later(0);
+      const q = picked ? picked.q : o.queue;
+      const head = picked ? picked.head : undefined;
       // Readings first: a report goes only when none is queued, through the
       // same heap and link checks, outcome and backoff, never onto flash.
       const rep = head ? undefined : side;
@@ -246,7 +227,6 @@ export function createUplink(o: {
       // drains, and a reading queued meanwhile waits for this one request.
       const outs = head || rep ? undefined : me.reads;
       if (!head && !rep && !(outs && outs.due)) {
-        if (heldWait !== undefined) return later(heldWait, true);
         attempt = 0;
         // Records of one sample group arrive a few ms apart: switch the radio
         // off only once the queue stayed empty for a moment (2 s).
@@ -415,18 +395,10 @@ export function createUplink(o: {
     }
   }
 
-  /** Ends a wait that only a held device's next try set (never called from that timer's own callback). */
-  function unwait(): void {
-    if (idleTimer !== undefined) o.timers.clearTimeout(idleTimer);
-    idleTimer = undefined;
-    if (!heldOnly || timer === undefined) return;
-    o.timers.clearTimeout(timer);
-    timer = st.nextAttemptMs = undefined;
-  }
-
   const me: Uplink = {
     wake() {
-      unwait();
+      if (idleTimer !== undefined) o.timers.clearTimeout(idleTimer);
+      idleTimer = undefined;
       void pump();
     },
     stop() {
@@ -437,7 +409,8 @@ export function createUplink(o: {
     },
     report(dev, json) {
       side = { dev, json };
-      unwait();
+      if (idleTimer !== undefined) o.timers.clearTimeout(idleTimer);
+      idleTimer = undefined;
       void pump();
     },
     stats: () => st,

@@ -3,6 +3,7 @@
 // unusable (readings still flow while the link is up).
 
 import { encodeFrame } from './frame';
+import { addLanes } from './lanes';
 import type { Outbox, OutboxRecord, OutboxStats } from './types';
 
 export interface MemoryOutboxOptions {
@@ -10,7 +11,7 @@ export interface MemoryOutboxOptions {
   maxRecords: number;
   /** First value of nextSeq(). Default 1. */
   firstSeq?: number;
-  /** A held device's lane: no lanes of its own. */
+  /** A held device's lane (lanes.ts): no lanes of its own. */
   lane?: boolean;
 }
 
@@ -23,36 +24,10 @@ export function createMemoryOutbox(o: MemoryOutboxOptions): Outbox {
   let dropped = 0;
   let rejected = 0;
   let lastReject: string | undefined;
-  /** Held devices' lanes (Outbox.lane): name, outbox, ... */
-  const lanes: (string | Outbox)[] = [];
-
-  /** Records of the lanes; drops the lanes' oldest while the whole is at its bound. */
-  function inLanes(room: number): number {
-    let n = 0;
-    for (let i = 1; i < lanes.length; i += 2) n += (lanes[i] as Outbox).stats().depth;
-    while (n && q.length + n > room) {
-      let at = 1;
-      for (let i = 3; i < lanes.length; i += 2) {
-        const h = (lanes[i] as Outbox).peek(1)[0];
-        const a = (lanes[at] as Outbox).peek(1)[0];
-        if (h && (!a || h.seq < a.seq)) at = i;
-      }
-      const l = lanes[at] as Outbox;
-      if (!l.stats().depth) {
-        lanes.splice(at - 1, 2);
-        continue;
-      }
-      l.ack(1);
-      dropped++;
-      n--;
-    }
-    return n;
-  }
 
   const box: Outbox = {
     push(r: OutboxRecord): boolean {
       if (o.maxRecords < 1) return false;
-      inLanes(o.maxRecords - 1);
       for (; q.length >= o.maxRecords; dropped++) {
         q.shift();
         bytes -= sz.shift()!;
@@ -83,40 +58,8 @@ export function createMemoryOutbox(o: MemoryOutboxOptions): Outbox {
     undrop(n: number): void {
       dropped = Math.max(0, dropped - n);
     },
-    lane(device: string, make?: boolean): Outbox | undefined {
-      for (let i = 0; i < lanes.length; i += 2) {
-        if (lanes[i] !== device) continue;
-        const l = lanes[i + 1] as Outbox;
-        if (make || l.stats().depth) return l;
-        lanes.splice(i, 2);
-        break;
-      }
-      if (!make || o.lane) return undefined;
-      const l = createMemoryOutbox({ maxRecords: Infinity, lane: true });
-      const own = l.reject.bind(l);
-      l.reject = (reason: string): void => {
-        if (!l.stats().depth) return;
-        own(reason);
-        rejected++;
-        lastReject = reason.slice(0, 60);
-      };
-      lanes.push(device, l);
-      return l;
-    },
-    lanes(): string[] {
-      const out: string[] = [];
-      for (let i = 0; i < lanes.length; i += 2) if ((lanes[i + 1] as Outbox).stats().depth) out.push(lanes[i] as string);
-      return out;
-    },
     stats(): OutboxStats {
-      let d = q.length;
-      let b = bytes;
-      for (let i = 1; i < lanes.length; i += 2) {
-        const l = (lanes[i] as Outbox).stats();
-        d += l.depth;
-        b += l.bytes;
-      }
-      const st: OutboxStats = { depth: d, bytes: b, dropped, rejected, nextSeq: seq };
+      const st: OutboxStats = { depth: q.length, bytes, dropped, rejected, nextSeq: seq };
       if (lastReject !== undefined) st.lastReject = lastReject;
       return st;
     },
@@ -124,5 +67,5 @@ export function createMemoryOutbox(o: MemoryOutboxOptions): Outbox {
       return seq++;
     },
   };
-  return box;
+  return o.lane ? box : addLanes(box, () => createMemoryOutbox({ maxRecords: Infinity, lane: true }), [], (s) => s.depth >= o.maxRecords);
 }

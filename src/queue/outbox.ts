@@ -39,6 +39,7 @@
 import type { FileStore, Log } from '../ports/ports';
 import { decodeUtf8 } from '../utf8';
 import { FRAME_HEADER, checkFrame, decodeFrame, enc, encodeFrame, frameSeq, frameSize } from './frame';
+import { addLanes } from './lanes';
 import type { Outbox, OutboxRecord, OutboxStats } from './types';
 
 export interface FileOutboxOptions {
@@ -54,7 +55,7 @@ export interface FileOutboxOptions {
   /** Size at which a new segment file starts. Default 4096, one LittleFS block. */
   segmentBytes?: number;
   log?: Log;
-  /** This is a held device's lane (openLane): it has no lanes of its own. */
+  /** A held device's lane (lanes.ts): unbounded itself, no lanes of its own. */
   lane?: boolean;
 }
 
@@ -116,8 +117,8 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
   const segs: number[] = [];
   /** Segments to delete once a cursor past them is saved. */
   const dead: number[] = [];
-  /** Held devices' lanes that hold records: name, outbox, name, outbox, ... */
-  const lanes: (string | Outbox)[] = [];
+  /** Lanes an earlier boot left. */
+  const found: string[] = [];
   let headOff = 0;
   let depth = 0;
   let live = 0;
@@ -198,58 +199,12 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
     return done;
   }
 
-  /** Drops the oldest records until `extra` more bytes fit under maxBytes: the lanes' first (see Outbox.lane). */
+  /** Drops the oldest records until `extra` more bytes fit under maxBytes. */
   function fit(extra: number): void {
-    let over = live + extra - maxBytes;
-    for (let i = 0; i < lanes.length; i += 2) over += (lanes[i + 1] as Outbox).stats().bytes;
-    while (over > 0 && lanes.length) {
-      // The lane whose head is oldest.
-      let at = -1;
-      let seq = Infinity;
-      for (let i = 0; i < lanes.length; i += 2) {
-        const h = (lanes[i + 1] as Outbox).peek(1)[0];
-        if (h && h.seq < seq) {
-          seq = h.seq;
-          at = i;
-        }
-      }
-      if (at < 0) break;
-      const l = lanes[at + 1] as Outbox;
-      const was = l.stats();
-      (l.setMaxBytes as (n: number) => void)(Math.max(0, was.bytes - over));
-      (l.setMaxBytes as (n: number) => void)(Infinity);
-      const now = l.stats();
-      c.d += was.depth - now.depth;
-      over -= was.bytes - now.bytes;
-      if (!now.depth) lanes.splice(at, 2);
-      if (was.depth === now.depth) break;
-    }
-    if (over > 0) {
-      c.d += take(Infinity, over);
+    if (live + extra > maxBytes) {
+      c.d += take(Infinity, live + extra - maxBytes);
       if (dead.length) save();
     }
-  }
-
-  /**
-   * A held device's lane: an outbox of its own under `dir`/h-<device>,
-   * unbounded itself (this one's fit() bounds the whole), counting nothing
-   * itself (its rejections count here).
-   */
-  function openLane(device: string): Outbox | undefined {
-    if (o.lane) return undefined;
-    const l = createOutbox({ files, dir: o.dir + '/h-' + device, maxBytes: Infinity, segmentBytes: segBytes, log: o.log, lane: true });
-    if (!l) return undefined;
-    // Its methods read no `this`; bound for the type's sake, one call per lane opened.
-    const own = l.reject.bind(l);
-    l.reject = (reason: string): void => {
-      const d = l.stats().depth;
-      own(reason);
-      if (l.stats().depth === d) return;
-      c.r++;
-      c.w = reason.slice(0, 60);
-      save();
-    };
-    return l;
   }
 
   try {
@@ -277,12 +232,8 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
     // Segment ids in ascending order, by insertion: a loop, not callbacks.
     const ids: number[] = [];
     for (const f of files.list(o.dir)) {
-      if (f.slice(0, 2) === 'h-' && !o.lane) {
-        // A held device's lane from an earlier boot: kept while it holds records.
-        const l = openLane(f.slice(2));
-        if (l && l.stats().depth) lanes.push(f.slice(2), l);
-        continue;
-      }
+      // A held device's lane from an earlier boot (lanes.ts).
+      if (f.slice(0, 2) === 'h-') found.push(f.slice(2));
       if (!/^seg-\d{8}$/.test(f)) continue;
       const id = +f.slice(4);
       let j = ids.length;
@@ -325,7 +276,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
     return undefined;
   }
 
-  return {
+  const box: Outbox = {
     push(r: OutboxRecord): boolean {
       const f = encodeFrame(r);
       if (!f || f.length > maxBytes) {
@@ -426,35 +377,8 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       c.d = Math.max(0, c.d - n);
     },
 
-    lane(device: string, make?: boolean): Outbox | undefined {
-      for (let i = 0; i < lanes.length; i += 2) {
-        if (lanes[i] !== device) continue;
-        const l = lanes[i + 1] as Outbox;
-        // An emptied lane is let go (its files stay for the next time).
-        if (make || l.stats().depth) return l;
-        lanes.splice(i, 2);
-        break;
-      }
-      const l = make ? openLane(device) : undefined;
-      if (l) lanes.push(device, l);
-      return l;
-    },
-
-    lanes(): string[] {
-      const out: string[] = [];
-      for (let i = 0; i < lanes.length; i += 2) if ((lanes[i + 1] as Outbox).stats().depth) out.push(lanes[i] as string);
-      return out;
-    },
-
     stats(): OutboxStats {
-      let d = depth;
-      let b = live;
-      for (let i = 1; i < lanes.length; i += 2) {
-        const l = (lanes[i] as Outbox).stats();
-        d += l.depth;
-        b += l.bytes;
-      }
-      const st: OutboxStats = { depth: d, bytes: b, dropped: c.d, rejected: c.r, nextSeq: c.n };
+      const st: OutboxStats = { depth, bytes: live, dropped: c.d, rejected: c.r, nextSeq: c.n };
       if (c.w !== undefined) st.lastReject = c.w;
       return st;
     },
@@ -463,4 +387,11 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       return c.n++;
     },
   };
+  if (o.lane) return box;
+  return addLanes(
+    box,
+    (device) => createOutbox({ files, dir: o.dir + '/h-' + device, maxBytes: Infinity, segmentBytes: segBytes, log: o.log, lane: true }),
+    found,
+    (s, bytes) => s.bytes + bytes > maxBytes,
+  );
 }

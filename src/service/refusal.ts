@@ -15,28 +15,13 @@
 // A held device's readings stay queued: its delivery pauses and is tried
 // again with the backoff, up to a slow steady retry; other devices go on.
 
-/** Words of a reply that name the node's configuration or the account, '|' between them. */
-const enum W {
-  Config = 'key|auth|forbidden|denied|permission|device|pin|account|credential|token|format|not found|no such',
-}
-
 /**
- * Whether `text` names one of the '|'-separated words (ASCII case folded),
- * within its first 200 characters; words with '/api/' in them (a path the
- * reply echoes, which names the operation: updatedevice...) do not count.
+ * Words of a reply that name the node's configuration or the account, '|'
+ * between them; a leading space keeps a path the reply echoes
+ * (/api/updatedevicevalue/...) from naming the device.
  */
-function names(text: string, words: string): boolean {
-  const w = text.slice(0, 200).toLowerCase().split(' ');
-  for (let i = 0; i < w.length; i++) if ((w[i] as string).indexOf('/api/') >= 0) w[i] = '';
-  const t = w.join(' ');
-  let from = 0;
-  while (from < words.length) {
-    let to = words.indexOf('|', from);
-    if (to < 0) to = words.length;
-    if (t.indexOf(words.slice(from, to)) >= 0) return true;
-    from = to + 1;
-  }
-  return false;
+const enum W {
+  Config = ' key|apikey|auth|forbidden|denied|permission| device| pin|account|credential|token|format|not found|no such',
 }
 
 /**
@@ -47,5 +32,8 @@ function names(text: string, words: string): boolean {
 export function refusalKind(status: number, body: string): 'hold' | 'reject' {
   const record = status === 400 || status === 413 || status === 414 || status === 422 || (status >= 200 && status < 300);
   if (!record) return 'hold';
-  return names(body, W.Config) ? 'hold' : 'reject';
+  const t = ' ' + body.slice(0, 200).toLowerCase();
+  const w = (W.Config as string).split('|');
+  for (let i = 0; i < w.length; i++) if (t.indexOf(w[i] as string) >= 0) return 'hold';
+  return 'reject';
 }
