@@ -85,7 +85,7 @@ describe('status()', () => {
     await b.run(20000);
     const lines = said(b, () => b.cmd.status!());
     expect(lines[0]).toBe('agent     0.1.0, running, boot 1, up 20 s');
-    expect(lines).toContain('last err  connect: closed before connect');
+    expect(lines.some((l) => /^service {3}unreachable: connect: closed before connect; next try in \d+ s$/.test(l))).toBe(true);
     expect(lines.some((l) => /^outbox {4}[1-9]\d* queued \(\d+ B\), dropped 0, rejected 0$/.test(l))).toBe(true);
     expect(lines).toContain('sampler   9 runs, 0 sensor errors, 0 filtered out');
     expect(lines).toContain('heap      40000 of 184312 B used, peak 40000 B');
