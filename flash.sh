@@ -50,7 +50,7 @@ Options:
 
 Environment:
   FLASH_BUILD_CMD       build command; "--board NAME" is appended
-                        (default: npx tsx scripts/build.ts)
+                        (default: npx tsx scripts/build/build.ts)
   FLASH_BUNDLE          bundle the build writes (default dist/agent.js)
   FLASH_SYS_ROOT        prefix for /sys and /dev when looking for boards
   FLASH_OS              override uname -s (Linux, Darwin)
@@ -154,7 +154,7 @@ check_tools() {
 }
 
 build_bundle() {
-  local cmd=(npx tsx scripts/build.ts --board "$board")
+  local cmd=(npx tsx scripts/build/build.ts --board "$board")
   if [[ -n ${FLASH_BUILD_CMD:-} ]]; then
     say "build: $FLASH_BUILD_CMD --board $board"
     bash -c "$FLASH_BUILD_CMD \"\$@\"" build --board "$board" ||
@@ -163,7 +163,7 @@ build_bundle() {
     say "build: $(show_cmd "${cmd[@]}")"
     "${cmd[@]}" || die "the build failed for $board (see above): fix it and run ./flash.sh again"
   fi
-  [[ -f $BUNDLE ]] || die "the build did not produce $BUNDLE: check scripts/build.ts"
+  [[ -f $BUNDLE ]] || die "the build did not produce $BUNDLE: check scripts/build/build.ts"
 }
 
 # The manifest the build writes next to the bundle. The cold modules travel
@@ -208,7 +208,7 @@ check_budget() {
   size=$((size + 0))
   # The firmware stores the program as NUL-terminated text.
   if (($(tr -d '\000' <"$BUNDLE" | wc -c) != size)); then
-    die "$BUNDLE contains a NUL byte, which would cut the stored program short: check scripts/build.ts"
+    die "$BUNDLE contains a NUL byte, which would cut the stored program short: check scripts/build/build.ts"
   fi
   # The firmware refuses the upload once the program and its NUL fill the area.
   if ((area > 0 && size + 2 > area)); then

@@ -35,7 +35,7 @@ import { createHttpClient } from '../src/net/http';
 import { boot } from '../src/runtime';
 import type { Runtime } from '../src/runtime';
 import { createServiceOps } from '../src/service/reads';
-import { buildBundle } from '../scripts/build';
+import { buildBundle } from '../scripts/build/build';
 import { createHostPlatform } from './platform';
 import type { HostPlatform } from './platform';
 import { createFileProgram } from './ports/program';

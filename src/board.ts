@@ -6,7 +6,7 @@ import { BOARDS } from './boards';
 
 /**
  * A board. Fields marked "build only" are not in the device bundle's copy
- * (scripts/build.ts, BOARD_BUILD_ONLY): device code must not read them.
+ * (scripts/build/build.ts, BOARD_BUILD_ONLY): device code must not read them.
  */
 export interface Board {
   name: string;

@@ -15,7 +15,7 @@
 // resident modules it shares (src/shared.ts) and its strings. The strings
 // are not in the code: the engine keeps every string a parsed program names
 // until it stops, so they come from a JSON table instead, made at run time
-// and collected with the module (scripts/cold-strings.ts).
+// and collected with the module (scripts/build/cold-strings.ts).
 //
 // Nothing in sampling or delivery depends on this: a missing, corrupt or
 // foreign module only makes the command that needs it say so.
@@ -53,7 +53,7 @@ export interface ColdLoader {
   load<T>(this: void, name: string): ColdResult<T>;
   /** Why the module would not load now (not there, or not enough heap), or undefined when it would. */
   fits(this: void, name: string): string | undefined;
-  /** The resident program's message `i` (scripts/messages.ts), or "#i" when the messages cannot be read. */
+  /** The resident program's message `i` (scripts/build/messages.ts), or "#i" when the messages cannot be read. */
   message(this: void, i: number): string;
   /** Why the messages cannot be read, or undefined when they can (the first call checks them). */
   messagesError(this: void): string | undefined;

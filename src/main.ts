@@ -13,9 +13,9 @@ import { bootWith } from './runtime';
 import type { Runtime } from './runtime';
 import { sharedTable } from './shared';
 
-/** This build's id, set by scripts/build.ts; cold code of another build is refused. */
+/** This build's id, set by scripts/build/build.ts; cold code of another build is refused. */
 declare const __BUILD__: string;
-/** The config checker's id (CRC of the cold module 'check'), set by scripts/build.ts. */
+/** The config checker's id (CRC of the cold module 'check'), set by scripts/build/build.ts. */
 declare const __CHECKER__: string;
 
 try {
@@ -38,7 +38,7 @@ try {
     return free === undefined ? undefined : free - a;
   };
   const cold = createColdLoader({ program: p.program, build: __BUILD__, shared: sharedTable, room });
-  // The program's messages are on flash too (scripts/messages.ts): the
+  // The program's messages are on flash too (scripts/build/messages.ts): the
   // build put a stand-in reader in front of the program, this is the real one.
   const reader = (globalThis as unknown as { __m?: { r?: (i: number) => string } }).__m;
   if (reader) {

@@ -1,5 +1,5 @@
 // Parts: code of the resident program that not every boot needs. On the
-// device each is a function expression holding its modules (scripts/build.ts):
+// device each is a function expression holding its modules (scripts/build/build.ts):
 // parsed at boot with the rest, but once nothing refers to that function any
 // more, the engine frees its bytecode (measured on the device's engine: a
 // dropped function's code goes back to the heap, only its names stay in the

@@ -1,6 +1,6 @@
 // Resident modules that cold code and the program's parts (src/parts.ts) use
 // as they are, instead of carrying a copy of their own: the build
-// (scripts/build.ts) turns such a module's import of one of these into a read
+// (scripts/build/build.ts) turns such a module's import of one of these into a read
 // from this table, which the loader (or the part's caller) hands to it. A cold
 // command then costs only its own code on the heap, and a part shares the
 // resident modules' state instead of holding a second one. A module is named
@@ -11,7 +11,7 @@
 // bundled as an object of getters, one arrow function per export, which on
 // the device's engine costs about 110 B of heap each for as long as the
 // program runs. The build refuses a module whose value exports are not all
-// listed here (scripts/build.ts, fromResident).
+// listed here (scripts/build/build.ts, fromResident).
 import { createLink, LADDER, LINK_CHECK_MAX_MS } from './agent/link';
 import { DEFAULT_BOARD, getBoard } from './board';
 import { createHttpClient } from './net/http';

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findKalumaUses } from '../scripts/boundary';
+import { findKalumaUses } from '../scripts/build/boundary';
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {

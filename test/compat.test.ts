@@ -1,8 +1,8 @@
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildBundle } from '../scripts/build';
-import { checkBundle } from '../scripts/compat';
+import { buildBundle } from '../scripts/build/build';
+import { checkBundle } from '../scripts/build/compat';
 
 // Compiles a snippet the way a careless build would (target left above
 // es2019), so the check sees the syntax the engine rejects.

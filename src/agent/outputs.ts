@@ -78,7 +78,7 @@ export type LoadCold = ColdLoader['load'];
 
 // On the device's engine every function costs its bytecode (~77 B and up)
 // for as long as outputs run: single-use helpers are written inline. The
-// module keeps its strings in the code (scripts/build.ts, KEPT_COLD): it
+// module keeps its strings in the code (scripts/build/build.ts, KEPT_COLD): it
 // stays loaded while outputs run.
 
 /**

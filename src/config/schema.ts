@@ -23,7 +23,7 @@ export const enum T {
 // Short property names: the cold modules name them hundreds of times, and a
 // one-letter name is one the resident program holds already (its minified
 // variables), so it costs no entry in a cold module's string table and reads
-// as `f.t` instead of a table lookup (scripts/cold-strings.ts).
+// as `f.t` instead of a table lookup (scripts/build/cold-strings.ts).
 export interface Field {
   /** The key as typed at the console ('*' for an entry's name). */
   k: string;

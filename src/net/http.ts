@@ -7,7 +7,7 @@
 // Nothing the server sends becomes a string unless it is well-formed UTF-8.
 //
 // What an exchange allocates was measured on the device's engine
-// (scripts/engine/write-alloc.ts); on a heap of 180 KB every byte of this
+// (scripts/measure/engine/write-alloc.ts); on a heap of 180 KB every byte of this
 // file's code costs heap too, for good, so the cuts are the cheap ones: no
 // iterator, regular expression or copy of the request made per exchange, no
 // array per event, one object per exchange and no closure but its deadline's

@@ -2,8 +2,8 @@
 // the same 180 KB heap as the data, and every byte on air costs power.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildBundle } from '../../scripts/build';
-import { API_KEY, HOST_HEADER, measureWire } from '../../scripts/bench/wire';
+import { buildBundle } from '../../scripts/build/build';
+import { API_KEY, HOST_HEADER, measureWire } from '../../scripts/measure/bench/wire';
 
 const board = JSON.parse(readFileSync('boards/pico-w.json', 'utf8')) as { bundleBudgetBytes: number; residentBudgetBytes: number };
 

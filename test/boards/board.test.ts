@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
-import { BOARD_BUILD_ONLY, deviceBoard } from '../../scripts/build';
+import { BOARD_BUILD_ONLY, deviceBoard } from '../../scripts/build/build';
 import { getBoard, type Board } from '../../src/board';
 import { checkPin } from '../../src/config/pins';
 

@@ -3,7 +3,7 @@
 // refused with a line that says which build to flash.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildBundle } from '../../scripts/build';
+import { buildBundle } from '../../scripts/build/build';
 import { toSaved } from '../../src/config/saved';
 import { testConfig } from '../fakes/config';
 import { createKalumaSim } from './kaluma-sim';
@@ -21,7 +21,7 @@ describe('one board per bundle', () => {
     expect(built['pico-w']!.inputs.filter((p) => /board/.test(p)).sort()).toEqual(['only-board:pico-w', 'src/board.ts']);
     expect(built['pico2-w']!.inputs.filter((p) => /board/.test(p)).sort()).toEqual(['only-board:pico2-w', 'src/board.ts']);
     // The Pico 2 W's watchdog maximum is its own; neither bundle carries a
-    // board's heap size (a build-only field: scripts/build.ts, BOARD_BUILD_ONLY).
+    // board's heap size (a build-only field: scripts/build/build.ts, BOARD_BUILD_ONLY).
     expect(built['pico-w']!.code).not.toContain('watchdogMaxMs:16777');
     expect(built['pico2-w']!.code).toContain('watchdogMaxMs:16777');
     for (const b of ['pico-w', 'pico2-w']) {

@@ -1,4 +1,4 @@
-// A reproducible build (scripts/build.ts): the same sources give the same
+// A reproducible build (scripts/build/build.ts): the same sources give the same
 // bytes and the same build id, whenever and wherever they are built, so a
 // board's program can be checked against what a commit builds, and cold code
 // of one build is not refused by the next build of the same sources.
@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildBundle, parseArgs, STAND_IN } from '../../scripts/build';
-import { MessageTable, readerIds, UNREAD } from '../../scripts/messages';
+import { buildBundle, parseArgs, STAND_IN } from '../../scripts/build/build';
+import { MessageTable, readerIds, UNREAD } from '../../scripts/build/messages';
 import { COLD_MARK } from '../../src/cold';
 
 const ROOT = 'dist/reproducible';

@@ -4,7 +4,7 @@
 // commands typed as text, and never throw inside a callback.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildBundle } from '../../scripts/build';
+import { buildBundle } from '../../scripts/build/build';
 import { toSaved } from '../../src/config/saved';
 import { testConfig } from '../fakes/config';
 import type { Peer, PeerConn } from '../fakes/kaluma/net';

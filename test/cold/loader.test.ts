@@ -2,7 +2,7 @@
 // same bytes the board stores, read back through the host's program port.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildBundle, type BuildResult } from '../../scripts/build';
+import { buildBundle, type BuildResult } from '../../scripts/build/build';
 import { createFileProgram, noProgram } from '../../host/ports/program';
 import { COLD_HEAP_PER_BYTE, createColdLoader, MESSAGES } from '../../src/cold';
 import { sharedTable } from '../../src/shared';
@@ -38,7 +38,7 @@ function area(b: Uint8Array): ProgramStore & { reads: number; longest: number; b
 
 describe('cold code loader', () => {
   it('puts every module of src/cold/ in the artifact, in front of the resident program', () => {
-    // Then the resident program's messages (scripts/messages.ts).
+    // Then the resident program's messages (scripts/build/messages.ts).
     expect(built.cold.map((c) => c.name)).toEqual(['check', 'config', 'health', 'help', 'keys', 'output-read', 'outputs', 'provision', 'show', 'state', 'test', MESSAGES]);
     const text = new TextDecoder().decode(bytes);
     expect(text.startsWith('/*PDA-COLD ' + built.build + ' ')).toBe(true);

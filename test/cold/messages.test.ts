@@ -1,9 +1,9 @@
-// The resident program's messages, kept on flash (scripts/messages.ts) and
+// The resident program's messages, kept on flash (scripts/build/messages.ts) and
 // read back by the cold loader (src/cold.ts, message()).
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildBundle, type BuildResult } from '../../scripts/build';
-import { KEEP_TEXT, MessageTable, READER, takeMessages } from '../../scripts/messages';
+import { buildBundle, type BuildResult } from '../../scripts/build/build';
+import { KEEP_TEXT, MessageTable, READER, takeMessages } from '../../scripts/build/messages';
 import { createColdLoader, MESSAGES } from '../../src/cold';
 import type { ProgramStore } from '../../src/ports/ports';
 import { sharedTable } from '../../src/shared';
@@ -103,7 +103,7 @@ describe('the resident program\'s messages in a build', () => {
       expect(list).not.toContain(k);
       expect(resident).toContain(JSON.stringify(k));
     }
-    // What goes on the wire stays in the code (scripts/messages.ts, KEEP):
+    // What goes on the wire stays in the code (scripts/build/messages.ts, KEEP):
     // the board sends it on every request, and it must not depend on flash.
     expect(list.filter((m) => /[\r\n<>"=]|HTTP\/|Content-|charset/.test(m))).toEqual([]);
     expect(resident).toContain(' HTTP/1.0');

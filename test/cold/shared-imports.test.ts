@@ -1,7 +1,7 @@
 // Bindings read from the shared table that nothing uses are dropped
-// (scripts/shared-imports.ts); the code still does what it did.
+// (scripts/build/shared-imports.ts); the code still does what it did.
 import { describe, expect, it } from 'vitest';
-import { dropUnusedShared } from '../../scripts/shared-imports';
+import { dropUnusedShared } from '../../scripts/build/shared-imports';
 
 const SAMPLE = `(function(__shared){var a=__shared["lib"],b=a.twice,c=a.thrice,d=a.unused;var e=__shared["other"],f=e.never;var g=1,h=a.half;
 function k(x){var c=x;return c}

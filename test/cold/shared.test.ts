@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { valueExports } from '../../scripts/build';
+import { valueExports } from '../../scripts/build/build';
 import { SHARED_NAMES, sharedTable } from '../../src/shared';
 
 const TABLE = sharedTable();

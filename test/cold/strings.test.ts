@@ -1,10 +1,10 @@
-// Cold code's strings taken out of its code (scripts/cold-strings.ts): the
+// Cold code's strings taken out of its code (scripts/build/cold-strings.ts): the
 // code must do exactly what it did, with no string literal or property name
 // left in it for the engine to keep.
 import { parse } from 'acorn';
 import { simple } from 'acorn-walk';
 import { describe, expect, it } from 'vitest';
-import { externalizeStrings, namesIn, tableText } from '../../scripts/cold-strings';
+import { externalizeStrings, namesIn, tableText } from '../../scripts/build/cold-strings';
 
 /** Runs a module's function expression as the loader does. */
 function run(code: string, table: string[]): unknown {

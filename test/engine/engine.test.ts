@@ -7,12 +7,12 @@
 // these tests are skipped, and one line says so.
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runBoard } from '../../scripts/engine/board';
-import { runCollect } from '../../scripts/engine/collect';
-import { runHttpFaults } from '../../scripts/engine/http-faults';
-import { engineCommand } from '../../scripts/engine/lib';
-import { runTimers } from '../../scripts/engine/timers';
-import { referenceConfig } from '../../scripts/bench/timer-ids';
+import { runBoard } from '../../scripts/measure/engine/board';
+import { runCollect } from '../../scripts/measure/engine/collect';
+import { runHttpFaults } from '../../scripts/measure/engine/http-faults';
+import { engineCommand } from '../../scripts/measure/engine/lib';
+import { runTimers } from '../../scripts/measure/engine/timers';
+import { referenceConfig } from '../../scripts/measure/bench/timer-ids';
 import { toSaved } from '../../src/config/saved';
 
 const engine = process.env['KALUMA_ENGINE'];
@@ -77,7 +77,7 @@ describe.skipIf(!usable)('on the device engine', () => {
 
   it('the unmodified bundle with two outputs: each follows its control device on the stand-in service, and status() shows them', async () => {
     const c = referenceConfig();
-    // The stand-in changes both stored values at every other read (scripts/engine/board.entry.ts).
+    // The stand-in changes both stored values at every other read (scripts/measure/engine/board.entry.ts).
     c.outputs = [
       { name: 'relay', kind: 'digital', pin: 16, sourceId: 8, sourcePin: 8, field: '', pollMs: 5000, safe: 0, failsafeMs: 600000, invert: false },
       { name: 'vent', kind: 'pwm', pin: 18, sourceId: 10, sourcePin: 10, field: 'vent', pollMs: 5000, safe: 0, failsafeMs: 600000, freqHz: 1000, scale: 100 },

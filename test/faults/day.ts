@@ -2,7 +2,7 @@
 // with the flash outbox over an in-memory store and a scripted service that
 // answers at once. Every four hours the service is away for 10 minutes and
 // the Wi-Fi link drops silently once, so the queue fills and drains six
-// times. Shared by the 24-hour test and scripts/soak.ts.
+// times. Shared by the 24-hour test and scripts/measure/soak.ts.
 import type { WriteOutcome } from '../../src/agent/uplink';
 import { createSimWifi } from '../../host/ports/wifi';
 import { testConfig } from '../fakes/config';

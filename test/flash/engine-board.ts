@@ -22,9 +22,9 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildBundle } from '../../scripts/build';
-import { engineCommand } from '../../scripts/engine/lib';
-import type { EngineCommand } from '../../scripts/engine/lib';
+import { buildBundle } from '../../scripts/build/build';
+import { engineCommand } from '../../scripts/measure/engine/lib';
+import type { EngineCommand } from '../../scripts/measure/engine/lib';
 
 /** The flash image's program area (text + NUL), as the engine lays it out. */
 const PROGRAM_AT = 4 * 4096;
@@ -33,7 +33,7 @@ const FLASH_BYTES = 1064960;
 /**
  * How to run the engine here, or why these tests cannot run: one line for
  * the skip message. Needs KALUMA_ENGINE (runnable natively or through
- * qemu-i386, as scripts/engine/lib.ts picks) and socat.
+ * qemu-i386, as scripts/measure/engine/lib.ts picks) and socat.
  */
 export function engineBoardSupport(): EngineCommand | string {
   const engine = process.env['KALUMA_ENGINE'];

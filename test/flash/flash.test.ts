@@ -394,7 +394,7 @@ describe('flash.sh sizes and cold code', () => {
     write(join(tmp, 'bin/build'), '#!/usr/bin/env bash\nmkdir -p dist\nprintf "var a=1;\\0var b=2;" > dist/agent.js\n', 0o755);
     const r = flash([]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toBe('flash: error: dist/agent.js contains a NUL byte, which would cut the stored program short: check scripts/build.ts\n');
+    expect(r.stderr).toBe('flash: error: dist/agent.js contains a NUL byte, which would cut the stored program short: check scripts/build/build.ts\n');
   });
 });
 

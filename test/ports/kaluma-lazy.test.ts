@@ -14,7 +14,7 @@ import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildBundle, KALUMA_MODULES } from '../../scripts/build';
+import { buildBundle, KALUMA_MODULES } from '../../scripts/build/build';
 import { toSaved } from '../../src/config/saved';
 import type { Platform } from '../../src/ports/ports';
 import { createKalumaSim, firstBoot } from '../bundle/kaluma-sim';

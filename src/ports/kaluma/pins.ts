@@ -23,7 +23,7 @@ export const kalumaPins: Pins = {
   // slice up again and starts it, which is all a change of duty needs. Bound
   // functions, not arrows: no code of their own on the heap (and an arrow
   // with one bare parameter inside `=> ({...})` is a SyntaxError to the
-  // engine's parser: scripts/compat.ts, arrowInParenLiteral).
+  // engine's parser: scripts/build/compat.ts, arrowInParenLiteral).
   pwmOut: (pin) => ({ duty: analogWrite.bind(null, pin), close: noTone.bind(null, pin) }),
   // On W boards the LED hangs off the radio chip (WL_GPIO0) and wants a boolean.
   led: (): DigitalOut => {

@@ -2,7 +2,7 @@
 // JavaScript (collect(), kalumaSystem.collect) and its guard (keepCollecting) against
 // garbage the engine's own rule leaves: few objects holding many bytes, which
 // carry the heap past its collection steps without a collection.
-import { collect, keepCollecting } from '../../src/ports/kaluma/heap';
+import { collect, keepCollecting } from '../../../src/ports/kaluma/heap';
 
 declare function print(s: string): void;
 declare const process: { memoryUsage(): { heapTotal: number; heapUsed: number; heapPeak: number } };

@@ -2,12 +2,12 @@
 // to its socket for one write of each format, next to the smallest request
 // the spec allows for the same data. Shared by `npm run bench` and the budget
 // test, so both judge the same figure.
-import { stampPayload } from '../../src/agent/stamp';
-import type { DataFormat, DeviceConfig, Reading } from '../../src/model';
-import { createHttpClient } from '../../src/net/http';
-import type { Socket, SocketFactory, SocketHandlers, Timers } from '../../src/ports/ports';
-import { createServiceClient } from '../../src/service/client';
-import { encodeJson, encodeXml } from '../../src/service/encode';
+import { stampPayload } from '../../../src/agent/stamp';
+import type { DataFormat, DeviceConfig, Reading } from '../../../src/model';
+import { createHttpClient } from '../../../src/net/http';
+import type { Socket, SocketFactory, SocketHandlers, Timers } from '../../../src/ports/ports';
+import { createServiceClient } from '../../../src/service/client';
+import { encodeJson, encodeXml } from '../../../src/service/encode';
 
 /** A realistic field setup: a LAN address with a port, a 32-character key. */
 export const BASE = 'http://192.168.1.10:8080';

@@ -4,8 +4,8 @@
 // and refused) built three times, without outputs, with one and with two,
 // and run on the engine; each program's floor (heapUsed right after a
 // collection) once the reads are done, against the one without.
-//   npx tsx scripts/engine/outputs-cost.ts --engine PATH [--reads N]
-// The outputs' two cold modules are the device bundle's own (scripts/build.ts),
+//   npx tsx scripts/measure/engine/outputs-cost.ts --engine PATH [--reads N]
+// The outputs' two cold modules are the device bundle's own (scripts/build/build.ts),
 // evaluated as the loader evaluates them: 'outputs' once and kept, its
 // strings in its code; 'output-read' for each read and let go, its strings
 // from its table. Their text is a literal of every program here, the
@@ -15,8 +15,8 @@
 // stand-in: nothing here uses the network.
 import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
-import { buildBundle } from '../build';
-import { SHARED_NAMES } from '../../src/shared';
+import { buildBundle } from '../../build/build';
+import { SHARED_NAMES } from '../../../src/shared';
 import { arg, engineMain, runEngine, verdict } from './lib';
 
 interface Result { base: number; attached: number; end: number }
@@ -56,7 +56,7 @@ async function one(entry: string, out: string, engine: string, code: Record<stri
 
 engineMain('outputs-cost', async (engine) => {
   const code = await modules();
-  const entry = 'scripts/engine/outputs-cost.entry.ts';
+  const entry = 'scripts/measure/engine/outputs-cost.entry.ts';
   const none = await one(entry, 'dist/engine/outputs-cost-none.js', engine, code, 0);
   const one1 = await one(entry, 'dist/engine/outputs-cost-1.js', engine, code, 1);
   const two = await one(entry, 'dist/engine/outputs-cost-2.js', engine, code, 2);

@@ -1,6 +1,6 @@
 // Throughput of the local Device Data Service (not a test: it prints figures).
 //
-//   npx tsx scripts/bench-service.ts [--seconds 3] [--clients 1,4,16]
+//   npx tsx scripts/measure/bench-service.ts [--seconds 3] [--clients 1,4,16]
 //
 // The service runs in a child process (so its memory figures are its own) on
 // 127.0.0.1 with a temp data dir. Each client owns one Value device and writes
@@ -16,7 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { startService } from '../host/service/server';
+import { startService } from '../../host/service/server';
 
 interface Mem {
   rss: number;

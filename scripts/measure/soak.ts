@@ -1,13 +1,13 @@
 // A simulated day of the agent as a benchmark (not a test: it prints figures).
 //
-//   npx tsx scripts/soak.ts [--hours 24]
+//   npx tsx scripts/measure/soak.ts [--hours 24]
 //
 // One reading per second per sensor on the fake clock, the flash outbox over
 // an in-memory file store, a scripted service that answers at once, a
 // 10-minute service outage and a silent Wi-Fi drop every four hours (the run
 // behind test/faults/day.test.ts, without keeping the records).
 
-import { runDay } from '../test/faults/day';
+import { runDay } from '../../test/faults/day';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf('--' + name);

@@ -1,7 +1,7 @@
 // The HTTP client and the Kaluma timers and socket ports through 1,000 bad
 // exchanges on the device's engine (see http-faults.entry.ts). Also run by
 // test/engine/engine.test.ts when an engine is given.
-//   npx tsx scripts/engine/http-faults.ts --engine PATH   (or KALUMA_ENGINE=PATH)
+//   npx tsx scripts/measure/engine/http-faults.ts --engine PATH   (or KALUMA_ENGINE=PATH)
 // Prints the engine's verdict (exit code, fatal error), the outcomes, the
 // heap floor per 100 exchanges and what the driver stand-in costs.
 import { pathToFileURL } from 'node:url';
@@ -32,7 +32,7 @@ export interface HttpFaultsRun {
 }
 
 export async function runHttpFaults(engine: string): Promise<HttpFaultsRun> {
-  const prog = await buildProgram('scripts/engine/http-faults.entry.ts', 'dist/engine/http-faults.js');
+  const prog = await buildProgram('scripts/measure/engine/http-faults.entry.ts', 'dist/engine/http-faults.js');
   const run = await runEngine(engine, prog.outfile, { timeoutMs: 900000 });
   const line = /@RESULT (.*)/.exec(run.stdout);
   const lines = run.stdout.split('\n').filter((l) => /^@(START|BATCH|WINDOW)/.test(l));

@@ -2,7 +2,7 @@
 // used none (a board with no network configured), and what each first use
 // then adds (the built-in module it requires, and what the port keeps), on
 // the device's engine.
-//   npx tsx scripts/engine/ports-idle.ts --engine PATH [--base REV]
+//   npx tsx scripts/measure/engine/ports-idle.ts --engine PATH [--base REV]
 // With --base, the ports are also built from src/ of the git revision REV
 // and both are printed, before and after.
 //
@@ -28,7 +28,7 @@ export interface PortsIdleResult {
 
 const program = (ports: string): string => `
 import { createKalumaPlatform } from ${JSON.stringify(ports)};
-import { floor, used } from ${JSON.stringify(resolve('scripts/engine/heap-probe.ts'))};
+import { floor, used } from ${JSON.stringify(resolve('scripts/measure/engine/heap-probe.ts'))};
 declare function print(s: string): void;
 declare const process: { memoryUsage(): { heapUsed: number } };
 
@@ -66,7 +66,7 @@ async function build(base: string | undefined): Promise<string> {
     }
     const entry = join(dir, 'entry.ts');
     writeFileSync(entry, program(join(src, 'ports/kaluma/index.ts')));
-    prelude = prelude || buildProgram('scripts/engine/ports-idle.prelude.ts', 'dist/engine/ports-idle-pre.js').then((r) => readFileSync(r.outfile, 'utf8'));
+    prelude = prelude || buildProgram('scripts/measure/engine/ports-idle.prelude.ts', 'dist/engine/ports-idle-pre.js').then((r) => readFileSync(r.outfile, 'utf8'));
     const out = base ? 'dist/engine/ports-idle-base.js' : 'dist/engine/ports-idle.js';
     const tail = readFileSync((await buildProgram(entry, out)).outfile, 'utf8');
     writeFileSync(out, (await prelude) + '\n' + tail);

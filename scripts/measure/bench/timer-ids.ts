@@ -5,12 +5,12 @@
 // 10 ms, delivering to a service that answers every write; the stand-in
 // counts the handle ids the program takes.
 import { readFileSync } from 'node:fs';
-import { buildBundle } from '../build';
-import { toSaved } from '../../src/config/saved';
-import type { AgentConfig } from '../../src/config/types';
-import { defaultConfig } from '../../src/config/validate';
-import { createKalumaSim } from '../../test/bundle/kaluma-sim';
-import { testConfig } from '../../test/fakes/config';
+import { buildBundle } from '../../build/build';
+import { toSaved } from '../../../src/config/saved';
+import type { AgentConfig } from '../../../src/config/types';
+import { defaultConfig } from '../../../src/config/validate';
+import { createKalumaSim } from '../../../test/bundle/kaluma-sim';
+import { testConfig } from '../../../test/fakes/config';
 
 /** The reference configuration of the heap issue, plus a counter sensor. */
 export function referenceConfig(o: { counter?: boolean; intervalMs?: number } = {}): AgentConfig {

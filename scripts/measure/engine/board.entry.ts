@@ -17,9 +17,9 @@
 // real (2 ms a step), so a request looks slower to the program. From the
 // AP's return on, the clock runs at real time.
 import { readdir, readFile, stat, writeFile } from 'fs';
-import { OUTBOX_DIR, SEGMENT } from '../../src/queue/dir';
-import { createKalumaNet, type Peer, type PeerConn } from '../../test/fakes/kaluma/net';
-import type { KalumaTimers } from '../../test/fakes/kaluma/timers';
+import { OUTBOX_DIR, SEGMENT } from '../../../src/queue/dir';
+import { createKalumaNet, type Peer, type PeerConn } from '../../../test/fakes/kaluma/net';
+import type { KalumaTimers } from '../../../test/fakes/kaluma/timers';
 
 declare function print(s: string): void;
 declare function setTimeout(cb: () => void, ms: number): number;
@@ -193,7 +193,7 @@ function answer(head: string, seqs: number): string {
     }
     return reply('Value updated');
   }
-  // Control devices for outputs (scripts/engine/gc-trace.ts --outputs): id 8
+  // Control devices for outputs (scripts/measure/engine/gc-trace.ts --outputs): id 8
   // holds a level, id 10 a JSON document with a duty in percent, each
   // changed at every read.
   reads++;

@@ -3,8 +3,8 @@
 // stand-ins for what the Pico W's firmware has and the engine lacks, the
 // radio chip's module and drivers, made before anything is measured so
 // that they weigh the same in every figure.
-import { createKalumaNet } from '../../test/fakes/kaluma/net';
-import type { KalumaTimers } from '../../test/fakes/kaluma/timers';
+import { createKalumaNet } from '../../../test/fakes/kaluma/net';
+import type { KalumaTimers } from '../../../test/fakes/kaluma/timers';
 
 declare function setTimeout(cb: () => void, ms: number): number;
 declare const global: Record<string, unknown>;

@@ -31,12 +31,12 @@
 //   kept  - the floor after all rounds minus the floor after warm-up.
 // The figures are medians over the counted rounds of ROUNDS after WARM
 // warm-up rounds.
-import { createHttpClient } from '../../src/net/http';
-import type { HttpRequest } from '../../src/net/types';
-import { kalumaSockets } from '../../src/ports/kaluma/sockets';
-import { kalumaTimers } from '../../src/ports/kaluma/time';
-import { createKalumaNet, type PeerConn } from '../../test/fakes/kaluma/net';
-import type { KalumaTimers } from '../../test/fakes/kaluma/timers';
+import { createHttpClient } from '../../../src/net/http';
+import type { HttpRequest } from '../../../src/net/types';
+import { kalumaSockets } from '../../../src/ports/kaluma/sockets';
+import { kalumaTimers } from '../../../src/ports/kaluma/time';
+import { createKalumaNet, type PeerConn } from '../../../test/fakes/kaluma/net';
+import type { KalumaTimers } from '../../../test/fakes/kaluma/timers';
 import { floor, used } from './heap-probe';
 
 declare function print(s: string): void;

@@ -1,8 +1,8 @@
 // The harness of outputs-cost (see outputs-cost.ts): the same fakes, reads
 // and measuring code in both programs, so that the difference of their
 // floors is what the outputs' code and state hold on the engine's heap.
-import type { Platform } from '../../src/ports/ports';
-import type { Call, Outcome } from '../../src/service/client';
+import type { Platform } from '../../../src/ports/ports';
+import type { Call, Outcome } from '../../../src/service/client';
 import { floor } from './heap-probe';
 
 declare function print(s: string): void;

@@ -6,7 +6,7 @@
 // and every run ends with `.gc` + `.mem`, the REPL's own figure of the live set.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { buildBundle } from '../build';
+import { buildBundle } from '../../build/build';
 import { buildProgram, engineArgv, verdict, type EngineRun } from './lib';
 
 export interface Mark {
@@ -77,7 +77,7 @@ export interface BoardOptions {
    * (checking a config.json written by flash.sh, for one).
    */
   cutFirstBoot?: (marks: Mark[]) => boolean;
-  /** Each engine process as it starts (its pid, and which boot it is), for tools that read it from outside (scripts/engine/gc-trace.ts). */
+  /** Each engine process as it starts (its pid, and which boot it is), for tools that read it from outside (scripts/measure/engine/gc-trace.ts). */
   onSpawn?: (pid: number, boot: number) => void;
   /** Each piece of the engine's output as it arrives, for tools that put it beside what they read from outside. */
   onOutput?: (text: string) => void;
@@ -127,7 +127,7 @@ export async function runBoard(engine: string, o: BoardOptions): Promise<BoardRu
       tail = readFileSync(o.bundle, 'utf8');
       bundleBytes = tail.length;
     }
-    standIn = standIn || buildProgram('scripts/engine/board.entry.ts', 'dist/engine/board-pre.js').then((r) => readFileSync(r.outfile, 'utf8'));
+    standIn = standIn || buildProgram('scripts/measure/engine/board.entry.ts', 'dist/engine/board-pre.js').then((r) => readFileSync(r.outfile, 'utf8'));
     const cut = tail.startsWith('/*PDA-COLD ') ? tail.indexOf('*/\n') + 3 : 0;
     head = tail.slice(0, cut);
     tail = (await standIn) + '\n' + tail.slice(cut);

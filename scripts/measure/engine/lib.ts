@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildBundle } from '../build';
+import { buildBundle } from '../../build/build';
 
 /** `--NAME VALUE` from the command line. */
 export function arg(name: string): string | undefined {

@@ -1,6 +1,6 @@
 // The Kaluma timers port on the device's engine (see timers.entry.ts). Also
 // run by test/engine/engine.test.ts when an engine is given.
-//   npx tsx scripts/engine/timers.ts --engine PATH   (or KALUMA_ENGINE=PATH)
+//   npx tsx scripts/measure/engine/timers.ts --engine PATH   (or KALUMA_ENGINE=PATH)
 import { pathToFileURL } from 'node:url';
 import { buildProgram, engineMain, runEngine, verdict, type EngineRun } from './lib';
 
@@ -14,7 +14,7 @@ export interface TimersRun {
 }
 
 export async function runTimers(engine: string): Promise<TimersRun> {
-  const prog = await buildProgram('scripts/engine/timers.entry.ts', 'dist/engine/timers.js');
+  const prog = await buildProgram('scripts/measure/engine/timers.entry.ts', 'dist/engine/timers.js');
   const run = await runEngine(engine, prog.outfile, { timeoutMs: 120000 });
   const lines = run.stdout.split('\n').filter((x) => x.startsWith('@'));
   const cost = /@COST (.*)/.exec(run.stdout);

@@ -1,8 +1,8 @@
 // On the device's runtime built for the PC: the Kaluma file port against a
 // full LittleFS, with Kaluma's own writeFile as the control. Not a CI test.
 //
-//   npx tsx scripts/engine/fs-refusals.ts --engine PATH [--n 10000] [--control 2000]
-//   KALUMA_ENGINE=PATH npx tsx scripts/engine/fs-refusals.ts
+//   npx tsx scripts/measure/engine/fs-refusals.ts --engine PATH [--n 10000] [--control 2000]
+//   KALUMA_ENGINE=PATH npx tsx scripts/measure/engine/fs-refusals.ts
 //
 // It bundles a small program around the real src/ports/kaluma/files.ts (as
 // the device bundle is built), which fills the 512 KB file system through
@@ -14,10 +14,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildBundle } from '../build';
+import { buildBundle } from '../../build/build';
 import { arg, engineMain, runEngine, verdict } from './lib';
 
-const PORT = fileURLToPath(new URL('../../src/ports/kaluma/files.ts', import.meta.url));
+const PORT = fileURLToPath(new URL('../../../src/ports/kaluma/files.ts', import.meta.url));
 
 /** The program run on the engine. Kaluma globals (print, delay) are the engine's. */
 const program = (n: number, control: number): string => `

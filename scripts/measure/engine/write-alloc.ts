@@ -1,7 +1,7 @@
 // What one HTTP write costs on the device's heap (see write-alloc.entry.ts):
 // the stand-in for the driver alone, Kaluma's net.Socket over it, and the
 // agent's HTTP client with the Kaluma ports, for a value write and a JSON one.
-//   npx tsx scripts/engine/write-alloc.ts --engine PATH [--base REV]
+//   npx tsx scripts/measure/engine/write-alloc.ts --engine PATH [--base REV]
 // With --base, the same program is also built from src/ of the git revision
 // REV (the stand-in and the measuring code from this tree) and both are
 // printed, before and after. An exchange's alloc figure is only counted
@@ -39,7 +39,7 @@ export interface WriteAllocRun {
   stderr: string;
 }
 
-const ENTRY = 'scripts/engine/write-alloc.entry.ts';
+const ENTRY = 'scripts/measure/engine/write-alloc.entry.ts';
 
 /** Builds the program from this tree, or from src/ at `base` with this tree's entry and stand-in. */
 async function program(base: string | undefined): Promise<string> {
@@ -47,10 +47,10 @@ async function program(base: string | undefined): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'write-alloc-'));
   try {
     srcAt(base, dir);
-    mkdirSync(join(dir, 'scripts/engine'), { recursive: true });
+    mkdirSync(join(dir, 'scripts/measure/engine'), { recursive: true });
     cpSync(ENTRY, join(dir, ENTRY));
     // The entry's own imports beside it: the measuring code is this tree's.
-    cpSync('scripts/engine/heap-probe.ts', join(dir, 'scripts/engine/heap-probe.ts'));
+    cpSync('scripts/measure/engine/heap-probe.ts', join(dir, 'scripts/measure/engine/heap-probe.ts'));
     cpSync('test/fakes/kaluma', join(dir, 'test/fakes/kaluma'), { recursive: true });
     return (await buildProgram(join(dir, ENTRY), 'dist/engine/write-alloc-base.js')).outfile;
   } finally {

@@ -1,10 +1,10 @@
 // On the device's engine: the harness with OUTPUTS_N outputs (0: the
 // baseline), the outputs' cold modules evaluated from their text as the
-// loader does. Put in by the build (scripts/engine/outputs-cost.ts):
+// loader does. Put in by the build (scripts/measure/engine/outputs-cost.ts):
 // OUTPUTS_N, the modules' text, the shared rows they read.
-import { SHARED_NAMES } from '../../src/shared';
-import * as client from '../../src/service/client';
-import * as parse from '../../src/service/parse';
+import { SHARED_NAMES } from '../../../src/shared';
+import * as client from '../../../src/service/client';
+import * as parse from '../../../src/service/parse';
 import { run } from './outputs-cost.harness';
 
 declare const OUTPUTS_N: number;

@@ -1,7 +1,7 @@
 // The Kaluma system port's collection and its guard on the device's engine
 // (see collect.entry.ts). Also run by test/engine/engine.test.ts when an
 // engine is given.
-//   npx tsx scripts/engine/collect.ts --engine PATH   (or KALUMA_ENGINE=PATH)
+//   npx tsx scripts/measure/engine/collect.ts --engine PATH   (or KALUMA_ENGINE=PATH)
 import { pathToFileURL } from 'node:url';
 import { buildProgram, engineMain, runEngine, verdict, type EngineRun } from './lib';
 
@@ -14,7 +14,7 @@ export interface CollectRun {
 }
 
 export async function runCollect(engine: string): Promise<CollectRun> {
-  const prog = await buildProgram('scripts/engine/collect.entry.ts', 'dist/engine/collect.js');
+  const prog = await buildProgram('scripts/measure/engine/collect.entry.ts', 'dist/engine/collect.js');
   const run = await runEngine(engine, prog.outfile, { timeoutMs: 60000 });
   const c = /@COLLECT (.*)/.exec(run.stdout);
   const g = /@GUARD (.*)/.exec(run.stdout);

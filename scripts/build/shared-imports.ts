@@ -1,5 +1,5 @@
 // A cold module or a part reads what it imports from the resident program's
-// shared table (scripts/build.ts, fromResident): `var m = __shared[4],
+// shared table (scripts/build/build.ts, fromResident): `var m = __shared[4],
 // a = m[0], b = m[1], ...`, one binding per export of that module whether
 // the code uses it or not; the bundler keeps them all, as a property read
 // might have effects. Such code is text in the program and bytecode while

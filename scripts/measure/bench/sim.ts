@@ -2,17 +2,17 @@
 // pins and Wi-Fi), an outbox on the in-memory file store, and either the
 // scripted sockets under the real service and HTTP clients or a scripted
 // writer in their place.
-import { createAgent } from '../../src/agent/agent';
-import type { Agent } from '../../src/agent/agent';
-import type { Writer } from '../../src/agent/uplink';
-import type { AgentConfig } from '../../src/config/types';
-import { createOutbox } from '../../src/queue/outbox';
-import { testConfig } from '../../test/fakes/config';
-import { createMemoryFileStore } from '../../test/fakes/files';
-import { createTestPlatform } from '../../test/fakes/platform';
-import type { TestPlatform } from '../../test/fakes/platform';
-import { createFakeTime } from '../../test/fakes/time';
-import type { FakeTime } from '../../test/fakes/time';
+import { createAgent } from '../../../src/agent/agent';
+import type { Agent } from '../../../src/agent/agent';
+import type { Writer } from '../../../src/agent/uplink';
+import type { AgentConfig } from '../../../src/config/types';
+import { createOutbox } from '../../../src/queue/outbox';
+import { testConfig } from '../../../test/fakes/config';
+import { createMemoryFileStore } from '../../../test/fakes/files';
+import { createTestPlatform } from '../../../test/fakes/platform';
+import type { TestPlatform } from '../../../test/fakes/platform';
+import { createFakeTime } from '../../../test/fakes/time';
+import type { FakeTime } from '../../../test/fakes/time';
 import { API_KEY, BASE, scriptedSockets } from './wire';
 import type { ScriptedSockets } from './wire';
 

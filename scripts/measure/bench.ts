@@ -5,12 +5,12 @@
 //   4. host CPU and allocation per sample -> encode -> send cycle
 //   5. a simulated day at the default period, radio always on and duty-cycled
 // Every assumption is stated in the row it shapes.
-import { RADIO_OFF_MIN_INTERVAL_MS } from '../src/agent/agent';
-import { createHttpClient } from '../src/net/http';
-import type { SocketFactory } from '../src/ports/ports';
-import { createServiceClient } from '../src/service/client';
-import { createFakeWriter } from '../test/fakes/writer';
-import { buildBundle } from './build';
+import { RADIO_OFF_MIN_INTERVAL_MS } from '../../src/agent/agent';
+import { createHttpClient } from '../../src/net/http';
+import type { SocketFactory } from '../../src/ports/ports';
+import { createServiceClient } from '../../src/service/client';
+import { createFakeWriter } from '../../test/fakes/writer';
+import { buildBundle } from '../build/build';
 import { benchConfig, startAgent } from './bench/sim';
 import { allocPerOp, getGc } from './bench/alloc';
 import { API_KEY, BASE, READING_TEXT, REPLY_BYTES, VALUE_TEXT, bodyFor, idleTimers, measureWire } from './bench/wire';
@@ -49,7 +49,7 @@ async function bundle(): Promise<Row[]> {
   // Only the resident program is parsed at boot; its bytecode stays on the heap.
   const heap = r.residentBytes * HEAP_PER_BUNDLE_BYTE;
   const rows: Row[] = [
-    ['1', 'device bundle, minified', `${r.bytes} B (${r.budgetBytes ? pct(r.bytes, r.budgetBytes) + ' of the ' + r.budgetBytes + ' B pico-w budget' : 'no budget'})`, 'esbuild, es2019, minified, as scripts/build.ts builds it: one file, the cold section in front of the resident program'],
+    ['1', 'device bundle, minified', `${r.bytes} B (${r.budgetBytes ? pct(r.bytes, r.budgetBytes) + ' of the ' + r.budgetBytes + ' B pico-w budget' : 'no budget'})`, 'esbuild, es2019, minified, as scripts/build/build.ts builds it: one file, the cold section in front of the resident program'],
     ['1', '  resident program (parsed at boot)', `${r.residentBytes} B` + (r.residentBudgetBytes ? ` (${pct(r.residentBytes, r.residentBudgetBytes)} of the ${r.residentBudgetBytes} B pico-w budget)` : ''), 'an IIFE; everything the steady loop needs (the agent\'s own modules as one part), and the console stubs and cold loader'],
     ['1', '  cold code (never parsed at boot)', `${r.coldBytes} B: ` + r.cold.map((c) => `${c.name} ${c.bytes} B`).join(', '), 'a leading comment; a command reads its module back from flash, runs it and lets it go (src/cold.ts); build ' + r.build],
     ['1', 'heap taken by the resident bytecode (estimate)', `≈ ${kb(heap)} of ${kb(HEAP_BYTES)} (${pct(heap, HEAP_BYTES)})`, `estimate: × ${HEAP_PER_BUNDLE_BYTE} heap B per resident B, measured on the device's engine build (§7 has the measured figures)`],

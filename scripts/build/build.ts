@@ -4,9 +4,9 @@
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { COLD_HEAD_MAX, COLD_MARK, MESSAGES } from '../src/cold';
-import { crc32 as crc32Range } from '../src/queue/crc32';
-import { SHARED_NAMES } from '../src/shared';
+import { COLD_HEAD_MAX, COLD_MARK, MESSAGES } from '../../src/cold';
+import { crc32 as crc32Range } from '../../src/queue/crc32';
+import { SHARED_NAMES } from '../../src/shared';
 import { externalizeStrings, namesIn, STRINGS_PARAM, tableText } from './cold-strings';
 import { dropUnusedShared } from './shared-imports';
 import { checkBundle } from './compat';
@@ -101,7 +101,7 @@ export const COLD_DIR = 'src/cold';
  * nothing it would not hold anyway, while a table read (`__s[i]`, and
  * `o[__s[i]]` for a property) is more bytecode at every use and the table
  * itself an array held as long as the module. Measured on the device's
- * engine (scripts/engine/gc-trace.ts --outputs 1).
+ * engine (scripts/measure/engine/gc-trace.ts --outputs 1).
  */
 export const KEPT_COLD = ['outputs'];
 
@@ -218,7 +218,7 @@ async function buildColdModule(board: string, file: string, keep: Set<string>): 
   // The section is one block comment: a '*/' inside would end it early.
   if (code.includes('*/')) throw new Error(`${file}: its code contains '*/', which would end the cold section early; reword it`);
   if (/[^\x20-\x7e\n\t]/.test(code + table)) throw new Error(`${file}: cold code must be printable ASCII`);
-  // The code, then its strings on one line (see scripts/cold-strings.ts).
+  // The code, then its strings on one line (see scripts/build/cold-strings.ts).
   return { text: code + '\n' + table, codeBytes: code.length, inputs: inputsOf(r.metafile as Metafile) };
 }
 
@@ -261,7 +261,7 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   mkdirSync(dirname(outfile), { recursive: true });
 
   const entry = o.entry ?? 'src/main.ts';
-  // The resident program's messages go to the cold section (scripts/messages.ts),
+  // The resident program's messages go to the cold section (scripts/build/messages.ts),
   // and so do its parts' (src/parts.ts): one table for all of them.
   const messages = new MessageTable();
   const partNames = Object.keys(PARTS);
@@ -281,7 +281,7 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   // (MessageTable.settle). The survey's
   // resident program gives the names it holds: they are in the engine's
   // literal storage for good anyway, so cold code may name them freely;
-  // only its other strings go to its table (scripts/cold-strings.ts).
+  // only its other strings go to its table (scripts/build/cold-strings.ts).
   const draft = await resident(define(STAND_IN, STAND_IN), await buildParts());
   messages.settle(readerIds(draft.outputFiles?.[0]?.text ?? ''));
   const messageText = messages.text();

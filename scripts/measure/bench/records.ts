@@ -5,18 +5,18 @@
 //   - the time from the access point's return to the first delivered write,
 //     after outages of 2 min, 10 min and 1 h, with the radio's checks, resets
 //     and reboots while it was away (a reboot really restarts the agent).
-import { createSimWifi } from '../../host/ports/wifi';
-import type { SimWifi } from '../../host/ports/wifi';
-import { createAgent } from '../../src/agent/agent';
-import { LADDER, LINK_CHECK_MAX_MS } from '../../src/agent/link';
-import type { WriteOutcome, Writer } from '../../src/agent/uplink';
-import type { AnalogIn, DigitalIn } from '../../src/ports/ports';
-import { createOutbox } from '../../src/queue/outbox';
-import { createMemoryFileStore } from '../../test/fakes/files';
-import { createTestPlatform } from '../../test/fakes/platform';
-import { createFakeTime } from '../../test/fakes/time';
-import { createFakeWriter } from '../../test/fakes/writer';
-import { Rig, seeded } from '../../test/faults/harness';
+import { createSimWifi } from '../../../host/ports/wifi';
+import type { SimWifi } from '../../../host/ports/wifi';
+import { createAgent } from '../../../src/agent/agent';
+import { LADDER, LINK_CHECK_MAX_MS } from '../../../src/agent/link';
+import type { WriteOutcome, Writer } from '../../../src/agent/uplink';
+import type { AnalogIn, DigitalIn } from '../../../src/ports/ports';
+import { createOutbox } from '../../../src/queue/outbox';
+import { createMemoryFileStore } from '../../../test/fakes/files';
+import { createTestPlatform } from '../../../test/fakes/platform';
+import { createFakeTime } from '../../../test/fakes/time';
+import { createFakeWriter } from '../../../test/fakes/writer';
+import { Rig, seeded } from '../../../test/faults/harness';
 import { referenceConfig } from './timer-ids';
 
 type Row = [string, string, string, string];

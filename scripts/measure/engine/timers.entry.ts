@@ -2,7 +2,7 @@
 // the Kaluma timers port and through Kaluma's setTimeout, and the port under
 // the pattern that breaks Kaluma's loop (a timer cleared from its own
 // callback, re-armed at once) for ROUNDS rounds.
-import { kalumaTimers } from '../../src/ports/kaluma/time';
+import { kalumaTimers } from '../../../src/ports/kaluma/time';
 
 declare function print(s: string): void;
 declare function setTimeout(cb: () => void, ms: number): number;

@@ -1,7 +1,7 @@
 // When and why the device's engine collects garbage while the agent runs:
 // the reference config on the Pico W's heap, with the engine's own counters
 // read from outside, which no program can read (heapUsed is only part of it).
-//   npx tsx scripts/engine/gc-trace.ts --engine PATH [--seconds 90] [--skip 15]
+//   npx tsx scripts/measure/engine/gc-trace.ts --engine PATH [--seconds 90] [--skip 15]
 //     [--pad BYTES] [--no-probe] [--dump FILE] [--no-config] [--health] [--outputs [1]] [--poll-ms N]
 //     [--interval-ms N]
 // (--skip: seconds of each boot left out, its parse and start-up; --pad: the
@@ -31,8 +31,8 @@
 // properties), found by their values. Reading them does not stop the
 // engine. Where the memory cannot be read, the script says so in one line.
 import { openSync, readFileSync, readSync, closeSync, writeFileSync } from 'node:fs';
-import { toSaved } from '../../src/config/saved';
-import type { AgentConfig } from '../../src/config/types';
+import { toSaved } from '../../../src/config/saved';
+import type { AgentConfig } from '../../../src/config/types';
 import { referenceConfig } from '../bench/timer-ids';
 import { runBoard } from './board';
 import { arg, engineCommand, enginePath } from './lib';

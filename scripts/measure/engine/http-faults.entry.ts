@@ -6,13 +6,13 @@
 // connection and sends its FIN late, or after a reply the client refuses and
 // closes first on (a late FIN the port's placeholders must take). Prints heap
 // figures per window of 100.
-import { createHttpClient } from '../../src/net/http';
-import type { HttpResult } from '../../src/net/types';
-import { kalumaSockets, placeholders } from '../../src/ports/kaluma/sockets';
-import { kalumaTimers } from '../../src/ports/kaluma/time';
-import { createKalumaNet, SLOTS } from '../../test/fakes/kaluma/net';
-import type { PeerConn } from '../../test/fakes/kaluma/net';
-import type { KalumaTimers } from '../../test/fakes/kaluma/timers';
+import { createHttpClient } from '../../../src/net/http';
+import type { HttpResult } from '../../../src/net/types';
+import { kalumaSockets, placeholders } from '../../../src/ports/kaluma/sockets';
+import { kalumaTimers } from '../../../src/ports/kaluma/time';
+import { createKalumaNet, SLOTS } from '../../../test/fakes/kaluma/net';
+import type { PeerConn } from '../../../test/fakes/kaluma/net';
+import type { KalumaTimers } from '../../../test/fakes/kaluma/timers';
 
 declare function print(s: string): void;
 declare function setTimeout(cb: () => void, ms: number): number;

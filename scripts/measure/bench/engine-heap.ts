@@ -1,7 +1,7 @@
 // `npm run bench -- --engine PATH` §7: the heap issue's table, measured on the
 // device's runtime built for the PC (Kaluma 1.2.1's JerryScript with the
 // Pico W's 184,312 B heap) running the unmodified device bundle behind the
-// radio stand-in of scripts/engine/board.entry.ts. The binary is never part of
+// radio stand-in of scripts/measure/engine/board.entry.ts. The binary is never part of
 // this repository: its path comes from --engine PATH or KALUMA_ENGINE, and
 // without one the section is one row saying so.
 //
@@ -18,7 +18,7 @@
 // the engine's limits where a board's count would: see engineHeap).
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { toSaved } from '../../src/config/saved';
+import { toSaved } from '../../../src/config/saved';
 import { runBoard, type BoardOptions, type BoardRun, type Mark } from '../engine/board';
 import { engineCommand, enginePath } from '../engine/lib';
 import { referenceConfig } from './timer-ids';
