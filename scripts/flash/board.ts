@@ -592,9 +592,9 @@ export type Started =
 
 /**
  * Reads the program's start. `text`: everything after the echo of `.load`,
- * without escapes, every \r\n or lone \r as \n; `topLevel`: the part of it before the
- * REPL's prompt, once the prompt has come; `settledAt`: where in `text` the
- * REPL answered a line typed after the boot line, if it has.
+ * without escapes, every \r\n or lone \r as \n; `topLevel`: the part of
+ * it before the REPL's prompt, once the prompt has come; `settledAt`: where
+ * in `text` the REPL answered a line typed after the boot line, if it has.
  *
  * Kaluma's `.load` runs the program's top level and then prints the prompt.
  * The agent's top level only schedules its boot (a timer, src/main.ts), so
@@ -668,7 +668,7 @@ export async function start(r: Repl, t: Timeouts): Promise<Boot> {
     const m = markedLine('', "'up'");
     tag = m.tag;
     await s.write(m.line + '\r');
-    v = await wait(t.answerMs);
+    v = (await wait(t.answerMs)) ?? v;
   }
   if (!v || v.kind === 'booting') {
     if (v) throw new FlashError(`the agent printed its boot line but the board did not answer within ${secs(t.answerMs)} after it: open the console (npm run console) to see where it stops`);

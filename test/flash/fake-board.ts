@@ -60,6 +60,8 @@ export interface BoardSetup {
    * of the test's own processes (a loaded CI machine) cannot use it up.
    */
   busyMs?: number;
+  /** A running agent blocks this long right after its boot (a Wi-Fi join): input waits. */
+  busyAfterBootMs?: number;
   /** Never reads its console. */
   silent?: boolean;
   /** Takes the start of data packet N+1 for an 'a' (the firmware's abort key). */
@@ -305,6 +307,7 @@ export class FakeBoard {
       // The agent arms the watchdog once its link is up; for flashing
       // that is the same as at once.
       this.watchdog = true;
+      if (this.o.busyAfterBootMs) this.busyUntil = Date.now() + this.o.busyAfterBootMs;
       if (this.o.chatterMs) this.chatter = setInterval(() => this.log('09:05:20  delivered  sim_value seq 4  HTTP 200  20.92'), this.o.chatterMs);
     } else {
       this.log('agent: ' + (this.mode === 'safe' ? 'SAFE MODE: ' : 'console only: ') + this.why);

@@ -291,6 +291,22 @@ describe.skipIf(!!why)('flash.sh against a scripted board on a pseudo-terminal',
     expect(lastLine(r.stdout)).toBe('flash: done: agent 0.1.0 on pico-w, boot 2, mode running');
   });
 
+  it('waits for the REPL after the boot line of an agent that blocks at once (a Wi-Fi join), up to the first answer\'s timeout', async () => {
+    const b = await plug({ start: 'maintenance', agent: 'running', program: 'old program', busyAfterBootMs: 2000 });
+    const r = await flash([], { FLASH_STEP_TIMEOUT: '1.5' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(lastLine(r.stdout)).toBe('flash: done: agent 0.1.0 on pico-w, boot 2, mode running');
+    expect(b.violations).toEqual([]);
+  });
+
+  it('says the boot line came but the board did not answer after it, when the block outlasts that timeout', async () => {
+    await plug({ start: 'maintenance', agent: 'running', program: 'old program', busyAfterBootMs: 4000 });
+    const r = await flash([], { FLASH_ANSWER_TIMEOUT: '2' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe('flash: error: the agent printed its boot line but the board did not answer within 2s after it: open the console (npm run console) to see where it stops\n');
+  });
+
   it('turns the REPL echo back on when an interrupted transfer left it off', async () => {
     const b = await plug({ start: 'maintenance', agent: 'running', program: 'old program', echo: false });
     const r = await flash([]);
