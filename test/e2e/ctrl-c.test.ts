@@ -51,13 +51,21 @@ const portOpen = (port: number): Promise<boolean> =>
     s.once('error', () => r(false));
   });
 
+/** The first match of `re` in what the terminal shows; a start that ends first fails at once, with what it said. */
+function shows(s: Started, re: RegExp): Promise<RegExpMatchArray> {
+  const ended = s.exited.then((code): never => {
+    throw new Error(`npm start ended (exit ${code}) before showing ${String(re)}:\n${s.shown().slice(-3000)}`);
+  });
+  return Promise.race([s.waitFor(re), ended]);
+}
+
 /** Up, delivering, and the console answering a command typed at the terminal. */
 async function running(s: Started): Promise<number> {
-  const [, port] = await s.waitFor(/Device Data Service \(local\) at http:\/\/127\.0\.0\.1:(\d+)\/api\//);
-  await s.waitFor(/console: type help\(\)/);
-  await s.waitFor(/delivered {2}sim_json .*HTTP 200/);
+  const [, port] = await shows(s, /Device Data Service \(local\) at http:\/\/127\.0\.0\.1:(\d+)\/api\//);
+  await shows(s, /console: type help\(\)/);
+  await shows(s, /delivered {2}sim_json .*HTTP 200/);
   s.proc.stdin.write('status()\r');
-  await s.waitFor(/outbox {4}\d+ queued/);
+  await shows(s, /outbox {4}\d+ queued/);
   return Number(port);
 }
 
