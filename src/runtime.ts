@@ -9,7 +9,7 @@ import { openBootState } from './agent/bootstate';
 import type { BootState } from './agent/bootstate';
 import { createLed } from './agent/led';
 import type { Led } from './agent/led';
-import type { attachOutputs as AttachOutputs, LoadCold } from './agent/outputs';
+import type { LoadCold, Outputs, startOutputs as StartOutputs } from './agent/outputs';
 import type { Delivery } from './agent/uplink';
 import type { WatchdogFeeder } from './agent/watchdog';
 import { getBoard } from './board';
@@ -82,6 +82,8 @@ export interface Runtime {
   /** The console's last error line, for status(). */
   consoleError: string;
   agent(): Agent | undefined;
+  /** The running agent's outputs (src/agent/outputs.ts), once started; undefined without any. */
+  outputs(): Outputs | undefined;
   /** Saves `next` and restarts into it: the board on the device (the agent's maker is gone), the agent in place on the host. An error line, or undefined. */
   apply(next: AgentConfig): string | undefined;
   /** Drops the pending changes; nothing is saved or restarted. */
@@ -191,6 +193,8 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   let reportAt = 0;
   let restarting: TimerId | undefined;
   let outbox: Outbox | undefined;
+  /** The running agent's outputs, once started. */
+  let outputs: Outputs | undefined;
   /** The running agent was given its outputs (or could not take them: its error was logged). */
   let outputsDone = false;
 
@@ -208,6 +212,8 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   function stopAgent(): void {
     if (tick !== undefined) p.timers.clearTimeout(tick);
     tick = undefined;
+    if (outputs) outputs.stop();
+    outputs = undefined;
     if (agent) agent.stop();
     agent = undefined;
   }
@@ -291,11 +297,12 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
    */
   function attachOutputs(): void {
     if (!agent || outputsDone || !config.outputs.length || !hooks.outputs) return;
-    const m = hooks.outputs<typeof AttachOutputs>('outputs');
+    const m = hooks.outputs<typeof StartOutputs>('outputs');
     if (!m.ok) return log.error('outputs: ' + m.error + '; trying again in ' + K.TickMs / 1000 + ' s');
     outputsDone = true;
-    const e = m.value(agent, config, p, hooks.outputs);
-    if (e) log.error('outputs: ' + e);
+    const made = m.value(agent.uplink, agent.client, config, p, hooks.outputs);
+    if (typeof made === 'string') log.error('outputs: ' + made);
+    else outputs = made;
   }
 
   function startAgent(): void {
@@ -382,6 +389,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
     dirty: () => pending !== undefined,
     consoleError: '',
     agent: () => agent,
+    outputs: () => outputs,
     apply(next) {
       const e = store.save(next);
       if (e) return e;

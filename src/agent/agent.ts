@@ -18,7 +18,6 @@ import { createSampler } from './sampler';
 import type { SampledSensor, Sampler, SampleEvent } from './sampler';
 import { createTimeKeeper } from './time';
 import type { TimeKeeper } from './time';
-import type { Outputs } from './outputs';
 import { createUplink } from './uplink';
 import type { Delivery, Uplink, Writer } from './uplink';
 
@@ -48,11 +47,6 @@ export interface Agent {
   /** The HTTP client under `client`, for its failure counts. */
   readonly http: HttpClient;
   readonly queue: Outbox;
-  /**
-   * Outputs driven by stored values, set by their cold code once the agent
-   * runs (src/agent/outputs.ts, attachOutputs); undefined without any.
-   */
-  outputs?: Outputs;
   start(): void;
   stop(): void;
   running(): boolean;
@@ -180,7 +174,6 @@ export function createAgent(o: {
       sampler.stop();
       assembler.stop();
       uplink.stop();
-      if (agent.outputs) agent.outputs.stop();
       for (const s of sensors) s.close();
     },
     running: () => on,

@@ -73,10 +73,11 @@ export function healthReport(rt: Runtime): string {
       held[h.device] = { status: h.status === undefined ? null : h.status, reason: masked(h.reason, cfg.service.apiKey, cfg.wifi.password), sinceS: sec(now - h.sinceMs), nextS: sec(Math.max(0, h.nextMs - now)), tries: h.attempt };
     }
     r.held = held;
-    if (a.outputs) {
+    const running = rt.outputs();
+    if (running) {
       // Each output: its level, whether it holds its safe level, its last good read's age.
       const outs: Record<string, unknown> = {};
-      const os = a.outputs.list;
+      const os = running.list;
       for (let i = 0; i < os.length; i++) {
         const o = os[i] as (typeof os)[0];
         outs[o.c.name] = { level: o.level, safe: o.safe, goodS: o.goodAt === undefined ? null : sec(now - o.goodAt), reads: o.reads, failed: o.failures, refused: o.refused };

@@ -11,10 +11,8 @@ import type { ServiceClient } from '../service/client';
 import { devSegments, maskSecret } from '../service/client';
 import { describeBody, errorSignal } from '../service/parse';
 import type { WriteOutcome } from './uplink';
-import type { OutputsInside, Slot } from './outputs';
-
-/** A level as a person reads it: on/off, or a duty in percent. */
-export const show = (c: OutputConfig, v: number): string => (c.kind === 'pwm' ? Math.round(v * 1000) / 10 + '%' : v ? 'on' : 'off');
+import type { OutputsInside, ReadSource, Slot } from './outputs';
+import { show } from './outputs';
 
 /**
  * The level `raw` asks for, or why it is refused. Strings are trimmed;
@@ -41,7 +39,7 @@ export function levelOf(c: OutputConfig, raw: unknown): number | string {
  * output keeps its level. Then the outputs' timer is set again. Nothing of
  * this is kept after it returns.
  */
-export async function readSource(x: OutputsInside, s: Slot, p: Pick<Platform, 'clock' | 'log'>, client: Pick<ServiceClient, 'call'>, key: string): Promise<WriteOutcome> {
+export const readSource: ReadSource = async function (x: OutputsInside, s: Slot, p: Pick<Platform, 'clock' | 'log'>, client: Pick<ServiceClient, 'call'>, key: string): Promise<WriteOutcome> {
   const c = s.c;
   const r = await client.call({
     op: c.field ? 'showdevicejson' : 'showdevicevalue',
@@ -100,4 +98,4 @@ export async function readSource(x: OutputsInside, s: Slot, p: Pick<Platform, 'c
   }
   x.arm();
   return r;
-}
+};

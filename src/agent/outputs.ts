@@ -20,12 +20,12 @@
 // level even when the heap is too short to load the read.
 import type { AgentConfig, OutputConfig } from '../config/types';
 import type { DigitalOut, Platform, PwmOut, TimerId } from '../ports/ports';
-import type { Agent } from './agent';
 import type { ServiceClient } from '../service/client';
 import type { ColdLoader } from '../cold';
-import type { WriteOutcome } from './uplink';
-import type { readSource } from './output-read';
-import { show } from './output-read';
+import type { Job, Uplink, WriteOutcome } from './uplink';
+
+/** A level as a person reads it: on/off, or a duty in percent. */
+export const show = (c: OutputConfig, v: number): string => (c.kind === 'pwm' ? Math.round(v * 1000) / 10 + '%' : v ? 'on' : 'off');
 
 /** One output, as status() and the health report show it. */
 export interface OutputState {
@@ -44,12 +44,13 @@ export interface OutputState {
   lastError?: string;
 }
 
-/** What the uplink asks of the outputs. */
-export interface Outputs {
-  /** A read is due (kept by the outputs' own timer: no function to call). */
-  due: boolean;
-  /** Reads the most overdue output's source and applies what it holds. */
-  read(): Promise<WriteOutcome>;
+/**
+ * The running outputs: a job of the uplink's (src/agent/uplink.ts): `due`
+ * is kept by the outputs' own timer, run() reads the most overdue output's
+ * source and applies what it holds.
+ */
+export interface Outputs extends Job {
+  /** Takes the job out of the uplink, stops the timer, closes the pins. */
   stop(): void;
   /** Every output, in the order of the config. */
   list: OutputState[];
@@ -73,6 +74,9 @@ export interface OutputsInside extends Outputs {
   arm(): void;
 }
 
+/** One read of an output's source and what it does to the output: the cold module 'output-read' (src/agent/output-read.ts). */
+export type ReadSource = (x: OutputsInside, s: Slot, p: Pick<Platform, 'clock' | 'log'>, client: Pick<ServiceClient, 'call'>, key: string) => Promise<WriteOutcome>;
+
 /** Loads cold code by name (the cold loader's load()): here the read's, 'output-read'. */
 export type LoadCold = ColdLoader['load'];
 
@@ -82,17 +86,14 @@ export type LoadCold = ColdLoader['load'];
 // stays loaded while outputs run.
 
 /**
- * Gives the running agent its outputs: read through its uplink (over its
- * service client, or `client` in tests), stopped with it. The cold module's
- * default export, so that the resident program carries none of this.
- * `load` brings a read's code for each read. Sets `agent.outputs` and the
- * uplink's `reads`; an error line when a pin is refused: the agent goes on
+ * Starts the outputs of `config` as a job of the uplink `up`, their reads
+ * made with `client`. The cold module's default export, so that the
+ * resident program carries none of this. `load` brings a read's code for
+ * each read. An error line when a pin is refused: the agent goes on
  * without outputs.
  */
-export function attachOutputs(agent: Pick<Agent, 'outputs' | 'uplink' | 'client'>, config: Pick<AgentConfig, 'outputs' | 'service'>, p: Pick<Platform, 'pins' | 'clock' | 'timers' | 'log'>, load: LoadCold, client?: Pick<ServiceClient, 'call'>): string | undefined {
+export function startOutputs(up: Pick<Uplink, 'add' | 'remove' | 'wake'>, client: Pick<ServiceClient, 'call'>, config: Pick<AgentConfig, 'outputs' | 'service'>, p: Pick<Platform, 'pins' | 'clock' | 'timers' | 'log'>, load: LoadCold): Outputs | string {
   const cs = config.outputs;
-  if (agent.outputs || !cs.length) return undefined;
-  const up = agent.uplink;
   const all: Slot[] = [];
   let timer: TimerId | undefined;
 
@@ -143,12 +144,12 @@ export function attachOutputs(agent: Pick<Agent, 'outputs' | 'uplink' | 'client'
     },
     // The most overdue output's source, by the read's code: loaded now and
     // let go once its answer is applied.
-    read() {
+    run() {
       let s = all[0] as Slot;
       for (let i = 1; i < all.length; i++) if ((all[i] as Slot).at < s.at) s = all[i] as Slot;
       s.at = p.clock.uptimeMs() + s.c.pollMs;
-      const m = load<typeof readSource>('output-read');
-      if (m.ok) return m.value(x, s, p, client || agent.client, config.service.apiKey);
+      const m = load<ReadSource>('output-read');
+      if (m.ok) return m.value(x, s, p, client, config.service.apiKey);
       // Not loaded (the heap short, or the code not on flash): a failed
       // read, retried with the uplink's backoff; the failsafe still runs.
       // Logged in full when its reason differs from the last failure's,
@@ -162,6 +163,7 @@ export function attachOutputs(agent: Pick<Agent, 'outputs' | 'uplink' | 'client'
       return Promise.resolve<WriteOutcome>({ kind: 'retry', reason: m.error, bytesSent: 0 });
     },
     stop() {
+      up.remove(x);
       x.off = true;
       x.arm();
       for (let i = 0; i < all.length; i++) (all[i] as Slot).o.close();
@@ -180,9 +182,9 @@ export function attachOutputs(agent: Pick<Agent, 'outputs' | 'uplink' | 'client'
       all.push(s);
     }
   } catch (e) {
+    for (let i = 0; i < all.length; i++) (all[i] as Slot).o.close();
     return String(e);
   }
-  agent.outputs = up.reads = x;
-  up.wake();
-  return undefined;
+  up.add(x);
+  return x;
 }

@@ -13,7 +13,6 @@ import type { DeviceRef } from '../service/client';
 import { LINK_CHECK_MAX_MS } from './link';
 import type { Link } from './link';
 import type { Outbox as Queue, OutboxRecord as QueueRecord } from '../queue/types';
-import type { Outputs } from './outputs';
 import { stampPayload } from './stamp';
 import type { TimeKeeper } from './time';
 
@@ -84,6 +83,18 @@ export interface Delivery {
   status: number;
 }
 
+/**
+ * Work that shares the uplink with the readings (the health report, the
+ * outputs' reads): when no reading can go, the first job that is `due` is
+ * run, one request at a time, through the same heap and link checks; its
+ * outcome drives the backoff as a write's does. A job logs its own failures.
+ */
+export interface Job {
+  /** Something to send now (a field, not a function: kept by the job itself). */
+  due: boolean;
+  run(): Promise<WriteOutcome>;
+}
+
 export interface Uplink {
   /** Something was queued: send it unless a request or a backoff is pending. Reads no `this`. */
   wake(this: void): void;
@@ -92,14 +103,11 @@ export interface Uplink {
    * wins, it waits in RAM only, and goes when no reading is queued.
    */
   report(dev: DeviceRef, json: string): void;
+  /** A job joins (after the report, in the order added), and wakes the uplink; remove() takes it out. */
+  add(job: Job): void;
+  remove(job: Job): void;
   stop(): void;
   stats(): UplinkStats;
-  /**
-   * Outputs whose sources are read here (src/agent/outputs.ts, which sets
-   * this): after readings and the report, one read at a time, with the same
-   * checks, link ladder and backoff.
-   */
-  reads?: Outputs;
 }
 
 export function backoffMs(attempt: number, baseMs: number, capMs: number, random: () => number): number {
@@ -206,180 +214,184 @@ export function createUplink(o: {
     return 0;
   }
 
-  // One function does the whole send (the head, its batch, the write, the
-  // outcome): on the device's engine each function is ~77 B of bytecode
-  // plus an object per instance, so the single-use helpers are inlined.
+  /** The configured device a record is for, or undefined when it is no longer configured. */
+  function deviceOf(name: string): DeviceConfig | undefined {
+    for (let i = 0; i < o.devices.length; i++) if ((o.devices[i] as DeviceConfig).name === name) return o.devices[i];
+    return undefined;
+  }
+
+  /** Nothing to send: the backoff starts over, and the radio goes off once the queue stayed empty for a moment. */
+  function idle(): void {
+    attempt = 0;
+    // Records of one sample group arrive a few ms apart: switch the radio
+    // off only once the queue stayed empty for a moment (2 s).
+    if (o.sleepWhenIdle && idleTimer === undefined) {
+      idleTimer = o.timers.setTimeout(() => {
+        idleTimer = undefined;
+        if (!busy && !stopped && !o.queue.peek(1).length) void o.link.sleep();
+      }, 2000);
+    }
+  }
+
+  /** The heap and the link allow a request now; otherwise the backoff is set and false. */
+  async function ready(): Promise<boolean> {
+    const blocked = o.canSend ? o.canSend() : undefined;
+    if (blocked) {
+      st.lastError = blocked;
+      o.log.error('uplink: ' + blocked);
+      later(backoffMs(++attempt, o.backoff.baseMs, o.backoff.capMs, random));
+      return false;
+    }
+    if (await o.link.ensureUp()) return true;
+    st.lastError = 'Wi-Fi link down: ' + o.link.stats().lastStep;
+    later(backoffMs(++attempt, o.backoff.baseMs, Math.min(o.backoff.capMs, LINK_CHECK_MAX_MS), random));
+    return false;
+  }
+
+  /** One request (a write or a job's), counted; undefined when the uplink stopped meanwhile. */
+  async function request(sent: Promise<WriteOutcome>): Promise<WriteOutcome | undefined> {
+    st.requests++;
+    st.inFlightSinceMs = o.clock.uptimeMs();
+    const r = await sent;
+    st.inFlightSinceMs = undefined;
+    st.bytesSent += r.bytesSent;
+    return stopped ? undefined : r;
+  }
+
+  /**
+   * Writes `head` (and, for a JSON device that batches, the run of its
+   * records behind it) from queue `q`, and settles the records by the
+   * outcome: acknowledged, held, or rejected. Returns a retry for pump() to
+   * back off on, else undefined.
+   */
+  async function send(q: Queue, head: QueueRecord, dev: DeviceConfig): Promise<WriteOutcome | undefined> {
+    // The batch is read once the link is up, not before: joining Wi-Fi can
+    // take many seconds, and the records (20 decoded ones are ~4 KB on the
+    // device's heap) would sit there all that time. A head that went away
+    // meanwhile (a full outbox drops the oldest) starts the choice over.
+    const size = dev.format === 'JSON' && !singleOnly && dev.batch && dev.batch > 1 ? dev.batch : 1;
+    let recs: QueueRecord[] | undefined = size > 1 ? q.peek(size) : [head];
+    let n = 1;
+    while (n < recs.length && (recs[n] as QueueRecord).device === dev.name) n++;
+    const first = recs[0];
+    if (!first || first.seq !== head.seq) return undefined;
+    // They are let go once their payloads are joined: only their count and
+    // last seq are needed while the write is under way.
+    const lastSeq = (recs[n - 1] as QueueRecord).seq;
+    const droppedBefore = o.queue.stats().dropped;
+    const parts: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const rec = recs[i] as QueueRecord;
+      // Each decoded record goes once its payload is stamped (3.3 KB less at a drain's highest).
+      (recs as (QueueRecord | undefined)[])[i] = undefined;
+      // Readings of an earlier boot can only be dated if they were dated then.
+      const wall = rec.wallMs !== undefined ? rec.wallMs : rec.bootId === o.bootId ? o.time.wallAt(rec.uptimeMs) : undefined;
+      parts.push(stampPayload(dev.format, rec.payload, wall));
+    }
+    recs = undefined;
+    // The brackets go on the ends, so the batch is joined once, not copied again.
+    if (n > 1) {
+      parts[0] = '[' + parts[0];
+      parts[n - 1] += ']';
+    }
+    let body = parts.join(',');
+    // This frame lives while the write is under way: let the pieces go.
+    parts.length = 0;
+    const ref = { apiKey: o.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin };
+    const sent = dev.format === 'Value' ? o.writer.writeValue(ref, body) : dev.format === 'JSON' ? o.writer.writeJson(ref, body, true) : o.writer.writeXml(ref, body, true);
+    // The writer has it: not held through the reply, where a drain's live set is at its highest.
+    const kept = o.keepBody ? body : undefined;
+    body = '';
+    const r = await request(sent);
+    if (r && r.kind !== 'ok') st.lastError = r.reason;
+    if (!r || r.kind === 'retry') return r;
+    // While the request was in flight a full outbox may have dropped some of
+    // the records it carried: only those still at the head are acknowledged
+    // (or rejected), so a newer record is never released unsent.
+    let k = n;
+    if ((r.kind === 'ok' || (r.kind === 'reject' && n === 1)) && o.queue.stats().dropped !== droppedBefore) {
+      const still = q.peek(n);
+      k = 0;
+      while (k < still.length && (still[k] as QueueRecord).seq <= lastSeq) k++;
+    }
+    if (r.kind === 'ok') {
+      if (k < n) o.queue.undrop(n - k);
+      q.ack(k);
+      release(dev.name);
+      attempt = 0;
+      singleOnly = false;
+      st.sent++;
+      st.delivered += n;
+      st.lastDeliveryMs = o.clock.uptimeMs();
+      o.link.succeeded();
+      o.time.fromHttpDate(r.date);
+      if (o.onDelivered) o.onDelivered({ device: dev.name, count: n, lastSeq, body: kept, status: r.status });
+      return undefined;
+    }
+    // Held: nothing is dropped, the device waits, the others go on.
+    if (r.kind === 'hold') hold(dev.name, r);
+    // One record of a batch may be the bad one: find it alone.
+    else if (n > 1) singleOnly = true;
+    else {
+      if (k) q.reject(r.reason);
+      st.rejected++;
+      o.log.error('uplink: seq ' + head.seq + ' rejected: ' + r.reason);
+    }
+    return undefined;
+  }
+
+  /** The health report, as a job of its own: the latest wins, it waits in RAM only. */
+  const reportJob: Job = {
+    due: false,
+    async run() {
+      const rep = side as { dev: DeviceRef; json: string };
+      const r = await o.writer.writeJson(rep.dev, rep.json, true);
+      if (r.kind !== 'ok') st.lastError = r.reason;
+      if (r.kind === 'retry') return r;
+      if (side === rep) {
+        side = undefined;
+        reportJob.due = false;
+      }
+      if (r.kind === 'ok') {
+        st.reports++;
+        st.lastReportMs = o.clock.uptimeMs();
+      } else o.log.error('uplink: report rejected: ' + r.reason);
+      return r;
+    },
+  };
+  /** The report first, then the jobs in the order they joined. */
+  const jobs: Job[] = [reportJob];
+
+  /**
+   * The uplink's one loop, a turn per request: readings first (a lane's or
+   * the outbox's head: pick()), then the first due job; the heap and link
+   * checks; the request; a retry backs off, anything else goes on at once.
+   */
   async function pump(): Promise<void> {
     if (busy || stopped || timer !== undefined) return;
     busy = true;
     try {
-      // The head alone first: only a batching device's write needs more, and
-      // every record read is decoded onto the heap (20 of them for a value
-      // write, while a backlog drains, before this read was split).
       const picked = pick(o.clock.uptimeMs());
       if (picked === 0) return later(0);
-      const q = picked ? picked.q : o.queue;
-      const head = picked ? picked.head : undefined;
-      // Readings first: a report goes only when none is queued, through the
-      // same heap and link checks, outcome and backoff, never onto flash.
-      const rep = head ? undefined : side;
-      // Then an output's source, when a read is due: never while a backlog
-      // drains, and a reading queued meanwhile waits for this one request.
-      const outs = head || rep ? undefined : me.reads;
-      if (!head && !rep && !(outs && outs.due)) {
-        attempt = 0;
-        // Records of one sample group arrive a few ms apart: switch the radio
-        // off only once the queue stayed empty for a moment (2 s).
-        if (o.sleepWhenIdle && idleTimer === undefined) {
-          idleTimer = o.timers.setTimeout(() => {
-            idleTimer = undefined;
-            if (!busy && !stopped && !o.queue.peek(1).length) void o.link.sleep();
-          }, 2000);
-        }
-        return;
-      }
-      let dev: DeviceConfig | undefined;
-      if (head) {
-        for (const d of o.devices) {
-          if (d.name === head.device) {
-            dev = d;
-            break;
-          }
-        }
-      }
-      if (head && !dev) {
-        q.reject('device ' + head.device + ' is no longer configured');
+      let job: Job | undefined;
+      for (let i = 0; i < jobs.length && !picked && !job; i++) if ((jobs[i] as Job).due) job = jobs[i];
+      if (!picked && !job) return idle();
+      const dev = picked ? deviceOf(picked.head.device) : undefined;
+      if (picked && !dev) {
+        picked.q.reject('device ' + picked.head.device + ' is no longer configured');
         st.rejected++;
         // Nothing awaited yet: not stopped. No timer is ever set while busy.
         return later(0);
       }
-      const blocked = o.canSend ? o.canSend() : undefined;
-      if (blocked) {
-        st.lastError = blocked;
-        o.log.error('uplink: ' + blocked);
-        return later(backoffMs(++attempt, o.backoff.baseMs, o.backoff.capMs, random));
-      }
-      if (!(await o.link.ensureUp())) {
-        st.lastError = 'Wi-Fi link down: ' + o.link.stats().lastStep;
-        return later(backoffMs(++attempt, o.backoff.baseMs, Math.min(o.backoff.capMs, LINK_CHECK_MAX_MS), random));
-      }
-      let r: WriteOutcome;
-      if (rep || outs) {
-        st.requests++;
-        st.inFlightSinceMs = o.clock.uptimeMs();
-        // The outputs log their own failures (when one differs from the last).
-        r = rep ? await o.writer.writeJson(rep.dev, rep.json, true) : await (outs as Outputs).read();
-        st.inFlightSinceMs = undefined;
-        st.bytesSent += r.bytesSent;
-        if (stopped) return;
-        if (rep && r.kind !== 'ok') st.lastError = r.reason;
-        if (r.kind !== 'retry') {
-          if (side === rep) side = undefined;
+      if (!(await ready())) return;
+      const r = picked ? await send(picked.q, picked.head, dev as DeviceConfig) : await request((job as Job).run());
+      if (stopped) return;
+      if (!r || r.kind !== 'retry') {
+        if (r) {
           attempt = 0;
-          if (r.kind === 'ok') {
-            if (rep) {
-              st.reports++;
-              st.lastReportMs = o.clock.uptimeMs();
-            }
-            o.link.succeeded();
-          } else if (rep) o.log.error('uplink: report rejected: ' + r.reason);
-          return later(0);
+          if (r.kind === 'ok') o.link.succeeded();
         }
-      } else {
-        if (!head || !dev) return;
-        // The batch is read once the link is up, not before: joining Wi-Fi can
-        // take many seconds, and the records (20 decoded ones are ~4 KB on the
-        // device's heap) would sit there all that time. A head that went away
-        // meanwhile (a full outbox drops the oldest) starts the choice over.
-        // JSON devices with batch > 1 send the head's run of their records.
-        const size = dev.format === 'JSON' && !singleOnly && dev.batch && dev.batch > 1 ? dev.batch : 1;
-        let recs: QueueRecord[] | undefined = size > 1 ? q.peek(size) : [head];
-        let n = 1;
-        while (n < recs.length && (recs[n] as QueueRecord).device === dev.name) n++;
-        const first = recs[0];
-        if (!first || first.seq !== head.seq) {
-          if (!stopped) later(0);
-          return;
-        }
-        // They are let go once their payloads are joined: only their count and
-        // last seq are needed while the write is under way.
-        const lastSeq = (recs[n - 1] as QueueRecord).seq;
-        const droppedBefore = o.queue.stats().dropped;
-        const parts: string[] = [];
-        for (let i = 0; i < n; i++) {
-          const q = recs[i] as QueueRecord;
-          // Each decoded record goes once its payload is stamped: holding all
-          // 20 until the last one was stamped was 3.3 KB more on the device's
-          // heap at a drain's highest.
-          (recs as (QueueRecord | undefined)[])[i] = undefined;
-          // Readings of an earlier boot can only be dated if they were dated then.
-          const wall = q.wallMs !== undefined ? q.wallMs : q.bootId === o.bootId ? o.time.wallAt(q.uptimeMs) : undefined;
-          parts.push(stampPayload(dev.format, q.payload, wall));
-        }
-        recs = undefined;
-        // The brackets go on the ends, so the batch is joined once, not copied again.
-        if (n > 1) {
-          parts[0] = '[' + parts[0];
-          parts[n - 1] += ']';
-        }
-        let body = parts.join(',');
-        // This frame lives while the write is under way: let the pieces go.
-        parts.length = 0;
-        const ref = { apiKey: o.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin };
-        st.requests++;
-        st.inFlightSinceMs = o.clock.uptimeMs();
-        const sent =
-          dev.format === 'Value' ? o.writer.writeValue(ref, body)
-            : dev.format === 'JSON' ? o.writer.writeJson(ref, body, true)
-              : o.writer.writeXml(ref, body, true);
-        // The writer has it (the socket, once written): not held through the
-        // reply, where a drain's live set is at its highest (1.7 KB less there).
-        const kept = o.keepBody ? body : undefined;
-        body = '';
-        r = await sent;
-        st.inFlightSinceMs = undefined;
-        st.bytesSent += r.bytesSent;
-        if (stopped) return;
-        // While the request was in flight a full outbox may have dropped some of
-        // the records it carried: only those still at the head are acknowledged
-        // (or rejected), so a newer record is never released unsent.
-        let k = n;
-        if ((r.kind === 'ok' || (r.kind === 'reject' && n === 1)) && o.queue.stats().dropped !== droppedBefore) {
-          const still = q.peek(n);
-          k = 0;
-          while (k < still.length && (still[k] as QueueRecord).seq <= lastSeq) k++;
-        }
-        if (r.kind === 'ok') {
-          if (k < n) o.queue.undrop(n - k);
-          q.ack(k);
-          release(dev.name);
-          attempt = 0;
-          singleOnly = false;
-          st.sent++;
-          st.delivered += n;
-          st.lastDeliveryMs = o.clock.uptimeMs();
-          o.link.succeeded();
-          o.time.fromHttpDate(r.date);
-          if (o.onDelivered) o.onDelivered({ device: dev.name, count: n, lastSeq, body: kept, status: r.status });
-          return later(0);
-        }
-        st.lastError = r.reason;
-        if (r.kind === 'hold') {
-          // Nothing is dropped: the device waits, the others go on.
-          hold(dev.name, r);
-          return later(0);
-        }
-        if (r.kind === 'reject') {
-          if (n > 1) {
-            // One record of the batch may be the bad one: find it alone.
-            singleOnly = true;
-            return later(0);
-          }
-          if (k) q.reject(r.reason);
-          st.rejected++;
-          o.log.error('uplink: seq ' + head.seq + ' rejected: ' + r.reason);
-          return later(0);
-        }
+        return later(0);
       }
       st.retries++;
       await o.link.failed();
@@ -409,9 +421,16 @@ export function createUplink(o: {
     },
     report(dev, json) {
       side = { dev, json };
-      if (idleTimer !== undefined) o.timers.clearTimeout(idleTimer);
-      idleTimer = undefined;
-      void pump();
+      reportJob.due = true;
+      me.wake();
+    },
+    add(job) {
+      jobs.push(job);
+      me.wake();
+    },
+    remove(job) {
+      const i = jobs.indexOf(job);
+      if (i > 0) jobs.splice(i, 1);
     },
     stats: () => st,
   };

@@ -102,7 +102,8 @@ export function stateCommands(c: Ctx): Commands {
         const hc = rt.config().health;
         if (hc && hc.id) say('health', 'device ' + hc.id + ', ' + count(u.reports, 'report', 'reports') + (u.lastReportMs === undefined ? '' : ', last ' + ago(now - u.lastReportMs) + ' ago') + ', every ' + ago(hc.intervalMs));
         // One line per output: level, source, last good read, refusals, safe or not.
-        const os = a.outputs ? a.outputs.list : [];
+        const running = rt.outputs();
+        const os = running ? running.list : [];
         for (let i = 0; i < os.length; i++) {
           const o = os[i] as (typeof os)[0];
           const lv = o.c.kind === 'pwm' ? Math.round(o.level * 1000) / 10 + '%' : o.level ? 'on' : 'off';

@@ -60,7 +60,7 @@ describe('an output on the local service', () => {
     expect(pin().writes).toBe(3);
     await setControl(cfg.service.url, cfg.service.apiKey, ts.control, 'maybe');
     await rig.run(11000, 1000, settle);
-    const s = rig.agent.outputs!.list[0]!;
+    const s = rig.outputs!.list[0]!;
     expect(pin()).toMatchObject({ level: 0, writes: 3 });
     expect(s.refused).toBeGreaterThanOrEqual(2);
     expect(rig.p.errors.filter((l) => l.includes('refused "maybe"')).length).toBe(1);
@@ -77,7 +77,7 @@ describe('an output on the local service', () => {
     await rig.run(120000, 1000, settle);
     rig.agent.sampler.stop();
     await rig.run(10000, 1000, settle);
-    const s = rig.agent.outputs!.list[0]!;
+    const s = rig.outputs!.list[0]!;
     expect(s.failures).toBeGreaterThan(10);
     expect(s.safe).toBe(true);
     expect(pin().level).toBe(0);

@@ -3,7 +3,7 @@
 // is accepted and refused, change-only switching, the failsafe and its
 // recovery, a read whose code cannot be loaded, and what gets logged.
 import { describe, expect, it } from 'vitest';
-import { attachOutputs } from '../../src/agent/outputs';
+import { startOutputs } from '../../src/agent/outputs';
 import type { LoadCold, Outputs } from '../../src/agent/outputs';
 import { levelOf } from '../../src/agent/output-read';
 import { loadOutputsCode } from '../fakes/outputs-code';
@@ -41,18 +41,24 @@ function setup(outputs: OutputConfig[], answer: (c: Call<unknown>, n: number) =>
       return f.ok ? { kind: 'ok', status: 200, value: f.value, note: f.note, bytesSent: 100 } : { kind: 'reject', reason: f.error, bytesSent: 100 };
     },
   };
-  const agent: Parameters<typeof attachOutputs>[0] = { uplink: { wake: () => void wakes++ } as Uplink, client: {} as ServiceClient };
+  const jobs: unknown[] = [];
+  const uplink: Pick<Uplink, 'add' | 'remove' | 'wake'> = {
+    add: (j) => void (jobs.push(j), wakes++),
+    remove: (j) => void jobs.splice(jobs.indexOf(j), 1),
+    wake: () => void wakes++,
+  };
   const log = { info: (l: string) => void info.push(l), error: (l: string) => void errors.push(l) };
-  expect(attachOutputs(agent, { outputs, service: { apiKey: KEY } as AgentConfig['service'] }, { pins, clock: time.clock, timers: time.timers, log }, load || loadOutputsCode(loads), client)).toBeUndefined();
-  const o = agent.outputs as Outputs;
-  // The uplink reads through the same object, and was woken for the first reads.
-  expect(agent.uplink.reads).toBe(o);
+  const made = startOutputs(uplink, client, { outputs, service: { apiKey: KEY } as AgentConfig['service'] }, { pins, clock: time.clock, timers: time.timers, log }, load || loadOutputsCode(loads));
+  expect(typeof made).not.toBe('string');
+  const o = made as Outputs;
+  // The uplink reads through the same object, a job of its own, and was woken for the first reads.
+  expect(jobs).toEqual([o]);
   expect(wakes).toBeGreaterThan(0);
   const pin = (n: number) => pins.outputs().find((x) => x.pin === n);
   /** What the uplink does: a read whenever one is due. */
   const poll = async (ms: number, step = 1000): Promise<void> => {
     for (let t = 0; t < ms; t += step) {
-      while (o.due) await o.read();
+      while (o.due) await o.run();
       await time.advance(step);
     }
   };
@@ -247,7 +253,7 @@ describe('outputs', () => {
     await r.poll(1000);
     expect(r.pin(16)?.level).toBe(1);
     why = 'cold code output-read: not enough free heap now (4000 B free, about 9000 B needed)';
-    const outcome = await r.o.read();
+    const outcome = await r.o.run();
     // Retried with the uplink's backoff, nothing sent.
     expect(outcome).toEqual({ kind: 'retry', reason: why, bytesSent: 0 });
     await r.poll(24000);

@@ -1,11 +1,11 @@
 // The outputs' two cold modules as the loader hands them out on a board
 // ('outputs' kept while they run, 'output-read' for each read), straight
 // from their sources: for harnesses that run the runtime without a build.
-import { attachOutputs } from '../../src/agent/outputs';
+import { startOutputs } from '../../src/agent/outputs';
 import type { LoadCold } from '../../src/agent/outputs';
 import { readSource } from '../../src/agent/output-read';
 
-export const OUTPUTS_CODE: Record<string, unknown> = { outputs: attachOutputs, 'output-read': readSource };
+export const OUTPUTS_CODE: Record<string, unknown> = { outputs: startOutputs, 'output-read': readSource };
 
 /** Loads 'outputs' or 'output-read'; counts the loads of each in `loads`. */
 export function loadOutputsCode(loads: Record<string, number> = {}): LoadCold {

@@ -3,7 +3,8 @@
 // lose power, and helpers to compare what a server received with what the
 // agent produced.
 import { createAgent } from '../../src/agent/agent';
-import { attachOutputs } from '../../src/agent/outputs';
+import { startOutputs } from '../../src/agent/outputs';
+import type { Outputs } from '../../src/agent/outputs';
 import { loadOutputsCode } from '../fakes/outputs-code';
 import type { ServiceClient } from '../../src/service/client';
 import type { Agent } from '../../src/agent/agent';
@@ -139,6 +140,8 @@ export class Rig {
   time!: FakeTime;
   p!: TestPlatform;
   agent!: Agent;
+  /** The running boot's outputs, where the config has any. */
+  outputs?: Outputs;
   queue!: Outbox;
   bootId = 0;
   /** World time at the start of the current boot. */
@@ -202,8 +205,12 @@ export class Rig {
     this.agent = made.agent;
     this.agent.start();
     // As the runtime does once the boot is done (src/runtime.ts, attachOutputs).
-    const e = attachOutputs(this.agent, this.o.config, p, loadOutputsCode(), this.o.reader ? this.o.reader(this) : undefined);
-    if (e) throw new Error(e);
+    this.outputs = undefined;
+    if (this.o.config.outputs.length) {
+      const made = startOutputs(this.agent.uplink, this.o.reader ? this.o.reader(this) : this.agent.client, this.o.config, p, loadOutputsCode());
+      if (typeof made === 'string') throw new Error(made);
+      this.outputs = made;
+    }
     const h = this.o.health;
     if (h) {
       const agent = this.agent;

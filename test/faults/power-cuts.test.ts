@@ -188,7 +188,7 @@ describe('power cuts', () => {
     expect(reports).toBeGreaterThan(CUTS / 2);
     // So did the relay's reads; after the last boot it follows its source again.
     expect(reads).toBeGreaterThan(CUTS / 2);
-    expect(rig.agent.outputs!.list[0]).toMatchObject({ level: 1, safe: false });
+    expect(rig.outputs!.list[0]).toMatchObject({ level: 1, safe: false });
     expect((rig.p.pins as SimPins).outputs().find((x) => x.pin === 16)).toMatchObject({ kind: 'digital', level: 1, open: true });
     expect(Object.values(cutIn).reduce((a, b) => a + b, 0)).toBe(CUTS);
     // Cuts hit appends, cursor writes, cursor renames and segment removals.

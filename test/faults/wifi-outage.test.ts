@@ -50,7 +50,7 @@ describe('a one-hour Wi-Fi outage', () => {
     const before = ts.received['tj']?.length ?? 0;
     expect(before).toBe(30);
     // The relay follows its control device (stored value 1).
-    const relay = () => rig.agent.outputs!.list[0]!;
+    const relay = () => rig.outputs!.list[0]!;
     expect(relay()).toMatchObject({ level: 1, safe: false });
     const reportsBefore = ts.received['health']?.length ?? 0;
 

@@ -40,7 +40,7 @@ describe('an output in the saved config', () => {
     expect(r.outputs).toEqual({ pump: { level: 1, safe: false, goodS: expect.any(Number), reads: expect.any(Number), failed: 0, refused: 1 } });
     // The part that keeps the outputs loaded once; a read's code through the
     // same loader, once for each read.
-    const o = b.rt.agent()!.outputs!.list[0]!;
+    const o = b.rt.outputs()!.list[0]!;
     expect(b.loads).toEqual({ outputs: 1, 'output-read': o.reads + o.failures });
     b.rt.stop();
   });
@@ -50,7 +50,7 @@ describe('an output in the saved config', () => {
     board.save(await provisioned(service.svc.url, testConfig()));
     const b = board.boot();
     await b.run(2000);
-    expect(b.rt.agent()!.outputs).toBeUndefined();
+    expect(b.rt.outputs()).toBeUndefined();
     expect((b.p.pins as SimPins).outputs()).toEqual([]);
     expect(b.loads).toEqual({});
     b.rt.stop();
