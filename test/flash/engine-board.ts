@@ -1,6 +1,6 @@
 // A board for the flash and console tests that runs the device's own
-// firmware: Kaluma 1.2.1 built for the PC (../shared/engine, KALUMA_ENGINE),
-// its REPL on a pseudo-terminal made by socat, as a Pico W's USB serial port.
+// firmware: Kaluma 1.2.1 built for the PC (its path in KALUMA_ENGINE), its
+// REPL on a pseudo-terminal made by socat, as a Pico W's USB serial port.
 //
 //   host program <-> pty (socat PTY,link=PORT) <-> this relay <-> engine REPL
 //
