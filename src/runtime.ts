@@ -100,7 +100,7 @@ export interface Runtime {
 export interface RuntimeHooks {
   onDelivered?: (d: Delivery) => void;
   /**
-   * The config checker (cold code on the board: src/cold/check.ts), asked
+   * The config checker (cold code on the board: the cold module 'check'), asked
    * for only when a saved file has not been checked yet or a change is saved.
    */
   codec?: CodecSource;
@@ -368,7 +368,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
     if (led) led.show('connecting');
     agent.start();
     spent(code, ['createAgent']);
-    // The outputs' code is cold (src/cold/outputs.ts): loaded once the boot
+    // The outputs' code is cold (the cold module 'outputs'): loaded once the boot
     // is done, where its load does not add to the boot's own peak.
     if (config.outputs.length) p.timers.setTimeout(attachOutputs, 0);
     tick = p.timers.setTimeout(supervise, K.TickMs);

@@ -6,12 +6,12 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { COLD_HEAD_MAX, COLD_MARK, MESSAGES } from '../../src/cold';
 import { crc32 as crc32Range } from '../../src/queue/crc32';
-import { SHARED_NAMES } from '../../src/shared';
 import { externalizeStrings, namesIn, STRINGS_PARAM, tableText } from './cold-strings';
 import { dropUnusedShared } from './shared-imports';
 import { checkBundle } from './compat';
 import { MessageTable, messagesPlugin, READER, READER_STUB, readerIds, UNREAD } from './messages';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { checkResidency, type ColdEntry, coldEntrySource, loadResidency, type Placement, type Residency, sharedRows, sharedSource, valueExports } from './residency';
+import { basename, dirname, join, posix, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 export const KALUMA_MODULES = [
@@ -84,6 +84,8 @@ export interface BuildResult {
   inputs: { path: string; bytes: number }[];
   /** The resident program's parts (src/parts.ts): their code's length and their own inputs. */
   parts: { name: string; bytes: number; inputs: { path: string; bytes: number }[] }[];
+  /** Every module each program loaded, with its bytes there (what checkResidency reads). */
+  placement: Placement;
 }
 
 /**
@@ -91,46 +93,6 @@ export interface BuildResult {
  * the artifact with this in its place (buildBundle). Same length as an id.
  */
 export const STAND_IN = '00000000';
-
-/** Cold modules are the files of src/cold/, one module each (see src/cold.ts). */
-export const COLD_DIR = 'src/cold';
-/**
- * Cold modules that stay loaded while they serve (the outputs: from the
- * agent's start until it stops) keep their strings in their code. The
- * engine keeps a parsed literal until it stops, which costs such a module
- * nothing it would not hold anyway, while a table read (`__s[i]`, and
- * `o[__s[i]]` for a property) is more bytecode at every use and the table
- * itself an array held as long as the module. Measured on the device's
- * engine (scripts/measure/engine/gc-trace.ts --outputs 1).
- */
-export const KEPT_COLD = ['outputs'];
-
-/**
- * Code that only cold modules may use: if the resident program imports any
- * of it, the build fails (it would be parsed at boot and kept on the heap).
- */
-export const COLD_ONLY = [
-  'src/cold/',
-  'src/console/commands.ts',
-  'src/console/cmd-',
-  'src/console/shared.ts',
-  'src/config/edit.ts',
-  'src/config/describe.ts',
-  'src/config/field-help.ts',
-  'src/config/codec.ts',
-  'src/config/validate.ts',
-  'src/config/schema.ts',
-  'src/config/saved.ts',
-  'src/config/pins.ts',
-  'src/config/format.ts',
-  'src/config/required.ts',
-  'src/service/reads.ts',
-  'src/service/parse-reads.ts',
-  'src/service/xml-check.ts',
-  'src/agent/provision.ts',
-  'src/agent/health.ts',
-  'src/agent/outputs.ts',
-];
 
 function common(board: string): BuildOptions {
   return {
@@ -155,39 +117,46 @@ function inputsOf(meta: Metafile): { path: string; bytes: number }[] {
   return out ? Object.entries(out.inputs).map(([path, v]) => ({ path, bytes: v.bytesInOutput })).sort((a, b) => b.bytes - a.bytes || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) : [];
 }
 
-/** True for a module the resident program hands out through its shared table (src/shared.ts). */
-const isShared = (path: string): boolean => path.replace(/^src\/|\.ts$/g, '') in SHARED_NAMES;
+/** What the bundler loaded for one program: each module's path and its bytes in the output (0: loaded, nothing kept). */
+function placed(meta: Metafile): Record<string, number> {
+  const out = Object.values(meta.outputs)[0];
+  const at: Record<string, number> = {};
+  // The board's data stands in for src/boards.ts (onlyBoard).
+  for (const path of Object.keys(meta.inputs).sort()) at[path.startsWith('only-board:') ? 'src/boards.ts' : path] = out?.inputs[path]?.bytesInOutput ?? 0;
+  return at;
+}
+
+/** The device's src/shared.ts: the table as src/residency.json says, whatever the file holds. */
+function sharedPlugin(r: Residency): Plugin {
+  return {
+    name: 'shared',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]src[\\/]shared\.ts$/ }, (args) => ({ contents: sharedSource(r), loader: 'ts', resolveDir: dirname(args.path) }));
+    },
+  };
+}
 
 /** The name a cold module's code reads the resident program's shared modules under (src/shared.ts). */
 const SHARED_PARAM = '__shared';
 
-/** The names a module exports as values (types need nothing at run time). */
-export function valueExports(path: string): string[] {
-  const src = readFileSync(path, 'utf8');
-  const names = [...src.matchAll(/^export (?:async )?(?:function\*?|const|let|var|class) ([\w$]+)/gm)].map((m) => m[1] as string);
-  if (/^export \{|^export \* |^export default/m.test(src)) throw new Error(`${path}: a shared module may export only declarations`);
-  return names;
-}
+export { valueExports };
 
 /**
  * In a cold module, an import of a module the resident program shares
  * (src/shared.ts) reads the resident's copy instead of bundling another.
  */
-function fromResident(): Plugin {
+function fromResident(rows: { path: string; names: string[] }[]): Plugin {
   return {
     name: 'from-resident',
     setup(b) {
       b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
-        const key = relative(join(process.cwd(), 'src'), args.path).split(sep).join('/').replace(/\.ts$/, '');
-        const listed = SHARED_NAMES[key];
-        if (!listed) return undefined;
-        const names = valueExports(args.path);
-        const missing = names.filter((n) => !listed.includes(n));
-        if (missing.length) throw new Error(`src/shared.ts: ${key} exports ${missing.join(', ')}, which its table does not list; add them`);
+        const key = relative(join(process.cwd(), 'src'), args.path).split(sep).join('/');
+        const at = rows.findIndex((row) => row.path === key);
+        if (at < 0) return undefined;
         // The table is read by number: its row, and the export's column.
-        const row = `${SHARED_PARAM}[${Object.keys(SHARED_NAMES).indexOf(key)}]`;
+        const names = (rows[at] as { names: string[] }).names;
         return {
-          contents: `const m = ${row};\n` + names.map((n) => `export const ${n} = m[${listed.indexOf(n)}];`).join('\n'),
+          contents: `const m = ${SHARED_PARAM}[${at}];\n` + valueExports(args.path).map((n) => `export const ${n} = m[${names.indexOf(n)}];`).join('\n'),
           loader: 'js',
         };
       });
@@ -195,14 +164,23 @@ function fromResident(): Plugin {
   };
 }
 
-/** One cold module: the source of a function expression returning the module's exports. */
-async function buildColdModule(board: string, file: string, keep: Set<string>): Promise<{ text: string; codeBytes: number; inputs: { path: string; bytes: number }[] }> {
+/**
+ * One cold module: the source of a function expression returning the
+ * module's value. Its entry is made from its line of src/residency.json;
+ * a kept module (loaded once and kept while it serves) keeps its strings in
+ * its code. The engine keeps a parsed literal until it stops, which costs
+ * such a module nothing it would not hold anyway, while a table read
+ * (`__s[i]`, and `o[__s[i]]` for a property) is more bytecode at every use.
+ */
+async function buildColdModule(board: string, cold: { name: string; entry: ColdEntry }, keep: Set<string>, rows: { path: string; names: string[] }[]): Promise<{ text: string; codeBytes: number; inputs: { path: string; bytes: number }[]; placed: Record<string, number> }> {
   // ESM output, wrapped by hand: a function whose body is the module and
   // whose result is its default export (the bundler's own IIFE form would
   // add an exports object and its helpers).
   const options = common(board);
-  const kept = KEPT_COLD.includes(basename(file, '.ts'));
-  const r = await build({ ...options, format: 'esm', entryPoints: [file], outfile: 'cold.js', plugins: [fromResident(), ...(options.plugins ?? [])] });
+  const kept = cold.entry.kept === true;
+  const file = `cold module '${cold.name}', ${posix.join('src', cold.entry.from)}`;
+  const stdin = { contents: coldEntrySource(cold.entry), resolveDir: join(process.cwd(), 'src'), sourcefile: `cold:${cold.name}`, loader: 'ts' as const };
+  const r = await build({ ...options, format: 'esm', stdin, outfile: 'cold.js', plugins: [fromResident(rows), ...(options.plugins ?? [])] });
   const raw = r.outputFiles?.[0]?.text ?? '';
   const m = /^([\s\S]*)export\{([\w$]+) as default\};\n$/.exec(raw);
   if (!m?.[1] || !m[2] || /^import\b|[;}]import\b/.test(m[1])) throw new Error(`${file}: a cold module must have one default export and import no runtime module`);
@@ -219,25 +197,24 @@ async function buildColdModule(board: string, file: string, keep: Set<string>): 
   if (code.includes('*/')) throw new Error(`${file}: its code contains '*/', which would end the cold section early; reword it`);
   if (/[^\x20-\x7e\n\t]/.test(code + table)) throw new Error(`${file}: cold code must be printable ASCII`);
   // The code, then its strings on one line (see scripts/build/cold-strings.ts).
-  return { text: code + '\n' + table, codeBytes: code.length, inputs: inputsOf(r.metafile as Metafile) };
+  return { text: code + '\n' + table, codeBytes: code.length, inputs: inputsOf(r.metafile as Metafile), placed: placed(r.metafile as Metafile) };
 }
 
 /**
- * Parts of the resident program (src/parts.ts): name and entry. Each is
- * bundled on its own and put into the program as a function expression, so
- * that a boot which does not need it can let its code go.
+ * One part of the resident program (src/parts.ts; its entry in
+ * src/residency.json), bundled on its own and put into the program as a
+ * function expression, so that a boot which does not need it can let its
+ * code go: a function taking the shared table and returning the part's
+ * default export.
  */
-export const PARTS: Record<string, string> = { agent: 'src/agent/part.ts' };
-
-/** One part: a function expression taking the shared table and returning the part's default export. */
-async function buildPart(board: string, file: string, messages: MessageTable): Promise<{ text: string; inputs: { path: string; bytes: number }[] }> {
+async function buildPart(board: string, file: string, messages: MessageTable, r0: Residency, rows: { path: string; names: string[] }[]): Promise<{ text: string; inputs: { path: string; bytes: number }[]; placed: Record<string, number> }> {
   const options = common(board);
-  const r = await build({ ...options, format: 'esm', entryPoints: [file], outfile: 'part.js', plugins: [fromResident(), messagesPlugin(messages), ...(options.plugins ?? [])] });
+  const r = await build({ ...options, format: 'esm', entryPoints: [file], outfile: 'part.js', plugins: [fromResident(rows), messagesPlugin(messages, r0.messagesInCode), ...(options.plugins ?? [])] });
   const raw = r.outputFiles?.[0]?.text ?? '';
   const m = /^([\s\S]*)export\{([\w$]+) as default\};\n$/.exec(raw);
   if (!m?.[1] || !m[2] || /^import\b|[;}]import\b/.test(m[1])) throw new Error(`${file}: a part must have one default export and import no runtime module`);
   // The part's scope lives as long as the agent runs: no binding nothing reads.
-  return { text: dropUnusedShared(`(function(${SHARED_PARAM}){${m[1]}return ${m[2]}})`, SHARED_PARAM).code, inputs: inputsOf(r.metafile as Metafile) };
+  return { text: dropUnusedShared(`(function(${SHARED_PARAM}){${m[1]}return ${m[2]}})`, SHARED_PARAM).code, inputs: inputsOf(r.metafile as Metafile), placed: placed(r.metafile as Metafile) };
 }
 
 /** In the device bundle, src/parts/table.ts becomes the parts' own code (see src/parts.ts). */
@@ -253,7 +230,13 @@ function partsPlugin(parts: Record<string, string>): Plugin {
   };
 }
 
-export async function buildBundle(o: { board?: string; outfile?: string; entry?: string; coldDir?: string } = {}): Promise<BuildResult> {
+/**
+ * `residency`: another table than src/residency.json (a test's); `entry`:
+ * another resident program than src/main.ts (a measuring tool's). Either
+ * builds something other than the device's program, so only what holds for
+ * any program is checked against the table (checkResidency).
+ */
+export async function buildBundle(o: { board?: string; outfile?: string; entry?: string; residency?: Residency } = {}): Promise<BuildResult> {
   const board = o.board ?? 'pico-w';
   const outfile = o.outfile ?? 'dist/agent.js';
   // Its metafile and manifest are named after it (agent.js: agent.meta.json, agent.cold.json).
@@ -261,16 +244,19 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   mkdirSync(dirname(outfile), { recursive: true });
 
   const entry = o.entry ?? 'src/main.ts';
+  // Where each module lives: the one table everything below reads.
+  const table = o.residency ?? loadResidency();
+  const rows = sharedRows(table);
   // The resident program's messages go to the cold section (scripts/build/messages.ts),
   // and so do its parts' (src/parts.ts): one table for all of them.
   const messages = new MessageTable();
-  const partNames = Object.keys(PARTS);
-  const buildParts = (): Promise<{ text: string; inputs: { path: string; bytes: number }[] }[]> =>
-    Promise.all(partNames.map((n) => buildPart(board, PARTS[n] as string, messages)));
+  const partNames = Object.keys(table.parts).sort();
+  const buildParts = (): Promise<{ text: string; inputs: { path: string; bytes: number }[]; placed: Record<string, number> }[]> =>
+    Promise.all(partNames.map((n) => buildPart(board, `src/${table.parts[n] as string}`, messages, table, rows)));
   const resident = (define: Record<string, string>, parts: { text: string }[]): ReturnType<typeof build> => {
     const c = common(board);
     const partText = Object.fromEntries(partNames.map((n, i) => [n, (parts[i] as { text: string }).text]));
-    return build({ ...c, entryPoints: [entry], define, outfile, banner: { js: READER_STUB }, plugins: [partsPlugin(partText), messagesPlugin(messages), ...(c.plugins ?? [])] });
+    return build({ ...c, entryPoints: [entry], define, outfile, banner: { js: READER_STUB }, plugins: [sharedPlugin(table), partsPlugin(partText), messagesPlugin(messages, table.messagesInCode), ...(c.plugins ?? [])] });
   };
   const define = (id: string, checker: string): Record<string, string> => ({ __BUILD__: JSON.stringify(id), __CHECKER__: JSON.stringify(checker) });
 
@@ -287,10 +273,9 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   const messageText = messages.text();
   const parts = await buildParts();
   const keep = namesIn(draft.outputFiles?.[0]?.text ?? '');
-  const coldDir = o.coldDir ?? COLD_DIR;
-  const names = readdirSync(coldDir).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
-  if (names.includes(MESSAGES)) throw new Error(`${coldDir}/${MESSAGES}.ts: that name is the resident program's messages; rename the module`);
-  const built = await Promise.all(names.map((n) => buildColdModule(board, `${coldDir}/${n}.ts`, keep)));
+  const names = Object.keys(table.cold).sort();
+  if (names.includes(MESSAGES)) throw new Error(`cold.${MESSAGES}: that name is the resident program's messages; rename the module`);
+  const built = await Promise.all(names.map((n) => buildColdModule(board, { name: n, entry: table.cold[n] as ColdEntry }, keep, rows)));
   const check = built[names.indexOf('check')];
   const checker = check ? crc32(Buffer.from(check.text)).toString(16) : 'none';
   // Offsets count from the artifact's first byte, so they depend on the
@@ -331,17 +316,18 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   const draftText = (draft.outputFiles?.[0]?.text ?? '').slice(READER_STUB.length).split(`${READER}(`).join('');
   if (new RegExp(`(^|[^\\w$.])${READER}\\b`).test(draftText)) throw new Error(`the resident program names ${READER} itself, the messages' reader: rename it`);
   const inputs = inputsOf(r.metafile as Metafile);
-  const leaked = inputs.filter((i) => COLD_ONLY.some((c) => i.path.startsWith(c)));
-  if (leaked.length) throw new Error(`cold code imported by the resident program: ${leaked.map((i) => i.path).join(', ')}; reach it through the cold loader (src/cold.ts) instead`);
-  // A module in both a part and the rest of the program would run twice, with
-  // two states: the part must take it from the shared table instead.
-  const kernel = new Set(inputs.map((i) => i.path));
-  const partInfo = parts.map((part, i) => {
-    const own = part.inputs.filter((x) => x.bytes > 0 && !isShared(x.path));
-    const twice = own.filter((x) => kernel.has(x.path)).map((x) => x.path);
-    if (twice.length) throw new Error(`part '${partNames[i]}' and the rest of the resident program both carry ${twice.join(', ')}: list it in src/shared.ts`);
-    return { name: partNames[i] as string, bytes: part.text.length, inputs: own };
-  });
+  // The table against what the bundler put where: no cold code in the
+  // resident program, no module in both a part and the rest of the program
+  // (it would run twice, with two states), each class where it says.
+  const placement: Placement = {
+    resident: placed(r.metafile as Metafile),
+    parts: Object.fromEntries(partNames.map((n, i) => [n, (parts[i] as { placed: Record<string, number> }).placed])),
+    cold: Object.fromEntries(names.map((n, i) => [n, (built[i] as { placed: Record<string, number> }).placed])),
+  };
+  const problems = checkResidency(table, placement, !o.entry && !o.residency);
+  if (problems.length) throw new Error(problems.join('\n'));
+  const shared = new Set(rows.map((row) => `src/${row.path}`));
+  const partInfo = parts.map((part, i) => ({ name: partNames[i] as string, bytes: part.text.length, inputs: part.inputs.filter((x) => x.bytes > 0 && !shared.has(x.path)) }));
   writeFileSync(outfile, section + residentText);
   // The metafile names the output by the path the build was given: it sits
   // next to it, so by its file name alone (the same wherever it is built).
@@ -367,7 +353,7 @@ export async function buildBundle(o: { board?: string; outfile?: string; entry?:
   }
   return {
     outfile, bytes: section.length + residentText.length, residentBytes: residentText.length, coldBytes: section.length,
-    build: buildId, checker, cold, budgetBytes, residentBudgetBytes, inputs, parts: partInfo,
+    build: buildId, checker, cold, budgetBytes, residentBudgetBytes, inputs, parts: partInfo, placement,
   };
 }
 

@@ -10,11 +10,14 @@
 // space, used inside a function (module-level code may run before the reader
 // is installed) and only as a value (concatenated, passed, returned, thrown):
 // never a property key or name (o['a b']), text of the wire or of a payload
-// (see KEEP and DATA), a directive, an operand of a comparison, or the
+// (see DATA), a directive, an operand of a comparison, or the
 // argument of a search (indexOf, includes, ...), where the text itself
 // decides what the program does. Modules that speak when the messages
 // cannot be read (no program on flash, another build there: the entry, the
-// cold loader and the config store) keep theirs (KEEP), and so do the boot's
+// cold loader and the config store) keep theirs, and so do the modules that
+// write the wire and the payloads, whose text is data, not a message (an
+// HTTP head, an XML reading), used on every request: both are listed in
+// src/residency.json, "messagesInCode". So do the boot's
 // own sentences of guidance (KEEP_TEXT): a board whose messages cannot be
 // read still says what it is, why it runs the console only and what to
 // type; the runtime's other lines (a restart's reason, the supervisor's
@@ -29,13 +32,6 @@ import { relative, sep } from 'node:path';
 /** The global a taken message is read through. */
 export const READER = '__m';
 export const MIN_LENGTH = 12;
-/**
- * Modules under src/ whose strings all stay in the code: what the board says
- * when it cannot read the rest (the boot path and the loader), and the
- * modules that write the wire and the payloads, whose text is data, not a
- * message (an HTTP head, an XML reading), and is used on every request.
- */
-export const KEEP = ['main.ts', 'cold.ts', 'config/store.ts', 'net/http.ts', 'service/encode.ts', 'agent/stamp.ts'];
 /**
  * Sentences that stay in the code wherever they are: what the boot says of
  * the board and of its mode, legible when the messages cannot be read.
@@ -55,7 +51,7 @@ export const KEEP_TEXT: ReadonlySet<string> = new Set([
   'config: the saved configuration is invalid (',
   ' errors above); starting with the console only',
 ]);
-/** Characters of protocol and markup: a string holding one is data wherever it is (belt and braces with KEEP). */
+/** Characters of protocol and markup: a string holding one is data wherever it is (belt and braces with the modules that keep theirs). */
 const DATA = /[\r\n<>"=]/;
 /** Methods whose string argument decides what the program does, not what it says. */
 const SEARCHES = new Set(['indexOf', 'lastIndexOf', 'includes', 'startsWith', 'endsWith', 'split', 'replace', 'replaceAll', 'match', 'matchAll', 'search', 'test', 'exec']);
@@ -193,18 +189,19 @@ export function takeMessages(code: string, table: MessageTable): string {
 }
 
 /**
- * The esbuild plugin: every src/ module outside KEEP, its messages taken into
+ * The esbuild plugin: every src/ module outside `keep` (paths under src/
+ * whose strings all stay in their code), its messages taken into
  * `table`. While the table is not settled it surveys them (MessageTable):
  * that pass's numbers change from run to run, and its code is good for
  * nothing but what does not depend on them.
  */
-export function messagesPlugin(table: MessageTable): Plugin {
+export function messagesPlugin(table: MessageTable, keep: readonly string[]): Plugin {
   return {
     name: 'messages',
     setup(b) {
       b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
         const rel = relative(`${process.cwd()}${sep}src`, args.path).split(sep).join('/');
-        if (KEEP.includes(rel) || rel.startsWith('..')) return undefined;
+        if (keep.includes(rel) || rel.startsWith('..')) return undefined;
         const js = await transform(readFileSync(args.path, 'utf8'), { loader: 'ts', format: 'esm', target: 'es2022', sourcefile: args.path });
         if (!table.settled) {
           const own = new MessageTable();

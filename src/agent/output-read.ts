@@ -1,7 +1,7 @@
 // One read of an output's source, and what it does to the output: the
 // request, the strict parse of the value, the refusal or the change. Cold
 // code loaded for each read and let go once it has been applied
-// (src/cold/output-read.ts): between reads the running outputs hold only
+// (the cold module 'output-read'): between reads the running outputs hold only
 // their pins, their state and the small module that times them
 // (src/agent/outputs.ts), which also drives the failsafe, so that an output
 // reaches its safe level even when this module cannot be loaded.

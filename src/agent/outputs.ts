@@ -11,10 +11,10 @@
 // old and new level. At boot, and after failsafeMs without an accepted
 // value, the output holds its safe level.
 //
-// Cold code in two parts. This one (src/cold/outputs.ts) holds the pins,
+// Cold code in two parts. This one (the cold module 'outputs') holds the pins,
 // the state, the timer and the failsafe: loaded once the agent runs on a
 // board with outputs, and kept while they run. A read's code (the request,
-// the parse, the refusal) is src/cold/output-read.ts, loaded for each read
+// the parse, the refusal) is the cold module 'output-read', loaded for each read
 // and let go: on the device's engine code costs its bytecode for as long as
 // it is loaded. The failsafe needs no load, so an output reaches its safe
 // level even when the heap is too short to load the read.
@@ -82,7 +82,7 @@ export type LoadCold = ColdLoader['load'];
 
 // On the device's engine every function costs its bytecode (~77 B and up)
 // for as long as outputs run: single-use helpers are written inline. The
-// module keeps its strings in the code (scripts/build/build.ts, KEPT_COLD): it
+// module keeps its strings in the code ("kept" in src/residency.json): it
 // stays loaded while outputs run.
 
 /**

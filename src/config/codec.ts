@@ -1,5 +1,5 @@
 // The config checker and the saved form, together: what the store asks the
-// cold module 'check' for (src/cold/check.ts). The host and the tests use it
+// cold module 'check' for (src/residency.json). The host and the tests use it
 // directly.
 import type { ConfigCodec } from './store';
 import { toSaved } from './saved';

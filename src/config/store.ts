@@ -4,7 +4,7 @@
 // the agent starts on defaults with the console, and the errors say why.
 //
 // Checking a configuration takes the schema and the validator, which are
-// cold code (src/cold/check.ts, through `codec`). The resident program only
+// cold code (the cold module 'check', through `codec`). The resident program only
 // reads what was checked: 'config.ok' holds the checked configuration, bound
 // to the exact bytes of 'config.json' and to the checker by its first line
 //   <crc32 of config.json> <checker id> <crc32 of the JSON below>

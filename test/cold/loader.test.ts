@@ -3,6 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBundle, type BuildResult } from '../../scripts/build/build';
+import { loadResidency } from '../../scripts/build/residency';
 import { createFileProgram, noProgram } from '../../host/ports/program';
 import { COLD_HEAP_PER_BYTE, createColdLoader, MESSAGES } from '../../src/cold';
 import { sharedTable } from '../../src/shared';
@@ -37,7 +38,7 @@ function area(b: Uint8Array): ProgramStore & { reads: number; longest: number; b
 }
 
 describe('cold code loader', () => {
-  it('puts every module of src/cold/ in the artifact, in front of the resident program', () => {
+  it('puts every cold module of src/residency.json in the artifact, in front of the resident program', () => {
     // Then the resident program's messages (scripts/build/messages.ts).
     expect(built.cold.map((c) => c.name)).toEqual(['check', 'config', 'health', 'help', 'keys', 'output-read', 'outputs', 'provision', 'show', 'state', 'test', MESSAGES]);
     const text = new TextDecoder().decode(bytes);
@@ -151,7 +152,9 @@ describe('the resident program never imports cold code', () => {
   it('fails the build when cold code uses what the engine lacks, checked before its names go to the string table', async () => {
     mkdirSync('dist/cold-test/lacking', { recursive: true });
     writeFileSync('dist/cold-test/lacking/bad.ts', 'export default (o: object, k: string): boolean => (Object as unknown as { hasOwn(o: object, k: string): boolean }).hasOwn(o, k);\n');
-    await expect(buildBundle({ coldDir: 'dist/cold-test/lacking', outfile: 'dist/cold-test/lacking.js' })).rejects.toThrow(/bad\.ts: Object\.hasOwn is missing on the device/);
+    // A table whose one cold module is that file (its path from src/).
+    const residency = { ...loadResidency(), cold: { bad: { from: '../dist/cold-test/lacking/bad.ts', export: 'default', about: 'a test' } } };
+    await expect(buildBundle({ residency, outfile: 'dist/cold-test/lacking.js' })).rejects.toThrow(/bad\.ts: Object\.hasOwn is missing on the device/);
   });
 
   it("fails the build when the resident program imports the agent part's code statically (it could never be let go)", async () => {

@@ -1,16 +1,17 @@
 // The table of resident modules handed to cold code (src/shared.ts) is
-// written by hand, as rows of values read by number, with SHARED_NAMES
-// naming each row's values in order; a value export missing from it, or a
-// row out of step with its names, would reach a cold module as the wrong
-// function or as undefined. The build refuses a missing export too; this
-// says which one, without building.
+// written from src/residency.json, as rows of values read by number, with
+// sharedRows naming each row's values in order; a value export missing from
+// it, or a row out of step with its names, would reach a cold module as the
+// wrong function or as undefined.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { valueExports } from '../../scripts/build/build';
-import { SHARED_NAMES, sharedTable } from '../../src/shared';
+import { loadResidency, sharedRows, valueExports } from '../../scripts/build/residency';
+import { sharedTable } from '../../src/shared';
 
 const TABLE = sharedTable();
+const ROWS = sharedRows(loadResidency());
+const SHARED_NAMES: Record<string, readonly string[]> = Object.fromEntries(ROWS.map((r) => [r.path.replace(/\.ts$/, ''), r.names]));
 const KEYS = Object.keys(SHARED_NAMES);
 
 describe('src/shared.ts', () => {

@@ -16,12 +16,14 @@
 import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { buildBundle } from '../../build/build';
-import { SHARED_NAMES } from '../../../src/shared';
+import { loadResidency, sharedRows } from '../../build/residency';
 import { arg, engineMain, runEngine, verdict } from './lib';
 
 interface Result { base: number; attached: number; end: number }
 
-/** The rows of the shared table the harness fills (src/shared.ts): the modules the outputs read. */
+/** The shared table's rows (src/shared.ts, from src/residency.json): each module and its values' names. */
+const LAYOUT = sharedRows(loadResidency()).map((r) => ({ key: r.path.replace(/\.ts$/, ''), names: r.names }));
+/** The rows the harness fills: the modules the outputs read. */
 const ROWS = ['service/client', 'service/parse'];
 /** Reads each program makes (--reads N): a second figure with more reads shows that nothing grows with them. */
 const READS = Number(arg('reads')) || 40;
@@ -37,7 +39,7 @@ async function modules(): Promise<Record<string, string>> {
   };
   const kept = get('outputs');
   const read = get('output-read');
-  const keys = Object.keys(SHARED_NAMES);
+  const keys = LAYOUT.map((r) => r.key);
   const rows = ROWS.map((k) => keys.indexOf(k));
   for (const [, r] of (kept.code + read.code).matchAll(/__shared\[(\d+)\]/g)) {
     if (!rows.includes(Number(r))) throw new Error(`the outputs read shared row ${r} (${keys[Number(r)]}), which the harness does not fill: add it to ROWS`);
@@ -46,7 +48,7 @@ async function modules(): Promise<Record<string, string>> {
 }
 
 async function one(entry: string, out: string, engine: string, code: Record<string, string>, outputs = 0): Promise<Result | string> {
-  const define: Record<string, string> = { OUTPUTS_N: String(outputs), READS: String(READS), SHARED_ROWS: JSON.stringify(ROWS) };
+  const define: Record<string, string> = { OUTPUTS_N: String(outputs), READS: String(READS), SHARED_ROWS: JSON.stringify(LAYOUT) };
   for (const [k, v] of Object.entries(code)) define[k] = JSON.stringify(v);
   await build({ entryPoints: [entry], outfile: out, bundle: true, format: 'iife', platform: 'neutral', target: 'es2019', minify: true, charset: 'ascii', legalComments: 'none', logLevel: 'warning', define });
   const r = await runEngine(engine, out, { timeoutMs: 120000 });
