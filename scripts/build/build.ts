@@ -9,6 +9,7 @@ import { crc32 as crc32Range } from '../../src/queue/crc32';
 import { externalizeStrings, namesIn, STRINGS_PARAM, tableText } from './cold-strings';
 import { dropUnusedShared } from './shared-imports';
 import { checkBundle } from './compat';
+import { mangling } from './mangle';
 import { MessageTable, messagesPlugin, READER, READER_STUB, readerIds, UNREAD } from './messages';
 import { checkResidency, type ColdEntry, coldEntrySource, loadResidency, type Placement, type Residency, sharedRows, sharedSource, valueExports } from './residency';
 import { basename, dirname, join, posix, relative, sep } from 'node:path';
@@ -104,7 +105,8 @@ function common(board: string): BuildOptions {
     charset: 'ascii',
     legalComments: 'none',
     external: KALUMA_MODULES,
-    plugins: [onlyBoard(board)],
+    // Properties named `name_` get short names, the same in every program (scripts/build/mangle.ts).
+    plugins: [onlyBoard(board), mangling()],
     metafile: true,
     write: false,
     logLevel: 'warning',
