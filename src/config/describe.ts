@@ -15,7 +15,7 @@ const fit = (s: string): string => (s.length > WIDTH ? s.slice(0, WIDTH - 1) + '
 /** Calls `add` with every setting of `c`: its key, its row, its value (undefined: none yet). */
 function settings(c: AgentConfig, add: (key: string, f: Field, v: unknown) => void): void {
   const top = c as unknown as Record<string, Record<string, unknown>>;
-  for (const f of SCALAR_FIELDS) add(f.k, f, (holderOf(top, f) as Record<string, unknown>)[fieldName(f)]);
+  for (const f of SCALAR_FIELDS) add(f.key_, f, (holderOf(top, f) as Record<string, unknown>)[fieldName(f)]);
   const entries = (what: string, list: readonly object[], fields: readonly Field[]): void => {
     for (const e of list) {
       const o = e as Record<string, unknown>;
@@ -63,19 +63,19 @@ export function changeLines(from: AgentConfig, to: AgentConfig): string[] {
 
 function defaultText(f: Field): string {
   const parts: string[] = [];
-  if (f.D) {
-    for (const k in f.D) parts.push(formatValue(f, f.D[k as keyof typeof f.D]) + ' (' + k + ')');
+  if (f.kindDefault_) {
+    for (const k in f.kindDefault_) parts.push(formatValue(f, f.kindDefault_[k as keyof typeof f.kindDefault_]) + ' (' + k + ')');
   }
-  if (f.d !== undefined) parts.push(formatValue(f, f.d) + (f.D ? ' (other)' : ''));
-  return parts.length > 0 ? '; default ' + parts.join(', ') : f.q ? '; required' : '';
+  if (f.default_ !== undefined) parts.push(formatValue(f, f.default_) + (f.kindDefault_ ? ' (other)' : ''));
+  return parts.length > 0 ? '; default ' + parts.join(', ') : f.required_ ? '; required' : '';
 }
 
 /** Two lines per setting: key and purpose, then the rule and the default (three when they do not fit one). */
 export function helpLines(): string[] {
   const lines: string[] = [];
   for (const f of SCHEMA) {
-    const key = f.k.replace('*', '<name>');
-    const help = FIELD_HELP[f.k] || '';
+    const key = f.key_.replace('*', '<name>');
+    const help = FIELD_HELP[f.key_] || '';
     const head = key + ' '.repeat(Math.max(1, 24 - key.length)) + help;
     if (head.length <= WIDTH) lines.push(head);
     else lines.push(key, '    ' + help);

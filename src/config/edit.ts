@@ -29,11 +29,11 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 /** Text typed at the console, turned into the type the setting holds. */
 function coerce(f: Field, v: unknown): unknown {
   if (typeof v !== 'string') return v;
-  if (f.t === T.Int || f.t === T.Number) {
+  if (f.type_ === T.Int || f.type_ === T.Number) {
     const n = num(v);
     return isFinite(n) ? n : v;
   }
-  if (f.t === T.Bool) return v === 'true' ? true : v === 'false' ? false : v;
+  if (f.type_ === T.Bool) return v === 'true' ? true : v === 'false' ? false : v;
   return v;
 }
 
@@ -73,7 +73,7 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
       // set('wifi.ssid') alone is a slip, not a way to unset.
       const none = !removing && value === undefined ? key + ": no value given (to go back to the default: unset('" + key + "'))" : '';
       if (what !== 'sensor' && what !== 'device' && what !== 'output') {
-        const f = SCALAR_FIELDS.filter((x) => x.k === key)[0];
+        const f = SCALAR_FIELDS.filter((x) => x.key_ === key)[0];
         if (!f) return unknownKey(key);
         if (none) return none;
         const sec = parts.length > 1 ? ((raw[what] = raw[what] || {}) as Obj) : raw;
@@ -98,7 +98,7 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
         if (f) {
           if (fieldName(f) === 'kind') return key + ': every ' + what + ' has a kind; unset ' + at + ' to remove it';
           // A required field with no default for the kind has nothing to go back to.
-          if (f.q && defaultOf(f, entry.kind as SensorKind) === undefined) return key + ': required';
+          if (f.required_ && defaultOf(f, entry.kind as SensorKind) === undefined) return key + ': required';
           delete entry[propOf(f)];
           return undefined;
         }
@@ -143,7 +143,7 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
       if (!entry && !isKind) {
         // A sensor from its kind (its pin set next); a device or an output
         // whole, its required fields named from the schema.
-        const form = "', {" + fields.filter((g) => g.q).map(fieldName).join(', ') + '})';
+        const form = "', {" + fields.filter((g) => g.required_).map(fieldName).join(', ') + '})';
         return at + ': no such ' + what + '; create it with set(' + "'" + at + (what === 'sensor' ? ".kind', ...)" : form);
       }
       const target = entry || { name };

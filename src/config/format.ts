@@ -10,14 +10,14 @@ import type { FilterSpec } from './types';
  * characters and its length.
  */
 export function formatValue(f: Field, v: unknown): string {
-  if (f.h) return v ? '(set)' : '(unset)';
-  if (f.s) return mask(String(v));
+  if (f.password_) return v ? '(set)' : '(unset)';
+  if (f.secret_) return mask(String(v));
   const s = plain(f, v);
   return s === '' ? "''" : s;
 }
 
 function plain(f: Field, v: unknown): string {
-  if (f.t === T.Filters) {
+  if (f.type_ === T.Filters) {
     return (v as FilterSpec[])
       .map((s) => {
         const o = s as unknown as Record<string, unknown>;
@@ -25,8 +25,8 @@ function plain(f: Field, v: unknown): string {
       })
       .join(',');
   }
-  if (f.t === T.Points) return (v as number[][]).map((p) => p.join(':')).join(',');
-  if (f.t === T.Names) return (v as string[]).join(',');
+  if (f.type_ === T.Points) return (v as number[][]).map((p) => p.join(':')).join(',');
+  if (f.type_ === T.Names) return (v as string[]).join(',');
   return String(v);
 }
 

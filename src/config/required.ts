@@ -13,7 +13,7 @@ export function missingKeys(c: AgentConfig): string[] {
     for (const e of list) {
       const o = e as Record<string, unknown>;
       // Checked entries have their defaults: a required field with none for the kind is what stays undefined.
-      for (const f of fields) if (f.q && o[propOf(f)] === undefined) out.push(what + '.' + String(o.name) + '.' + fieldName(f));
+      for (const f of fields) if (f.required_ && o[propOf(f)] === undefined) out.push(what + '.' + String(o.name) + '.' + fieldName(f));
     }
   };
   scan('sensor', c.sensors, SENSOR_FIELDS);

@@ -20,7 +20,7 @@ function entryOf(o: Obj, fields: readonly Field[], kind?: SensorKind): Obj {
     const v = o[propOf(f)];
     if (v === undefined || same(v, defaultOf(f, kind))) continue;
     // The console form of a filter chain is shorter and reads better in the file.
-    e[propOf(f)] = f.t === T.Filters ? formatValue(f, v) : f.t === T.Names ? (v as string[]).slice() : v;
+    e[propOf(f)] = f.type_ === T.Filters ? formatValue(f, v) : f.type_ === T.Names ? (v as string[]).slice() : v;
   }
   return e;
 }
@@ -32,9 +32,9 @@ export function toSaved(c: AgentConfig): Saved {
   for (const f of SCALAR_FIELDS) {
     const name = fieldName(f);
     const v = (holderOf(top, f) as Obj)[name];
-    if (same(v, f.d)) continue;
-    const sec = f.k.slice(0, f.k.indexOf('.'));
-    if (name === f.k) out[name] = v;
+    if (same(v, f.default_)) continue;
+    const sec = f.key_.slice(0, f.key_.indexOf('.'));
+    if (name === f.key_) out[name] = v;
     else ((out[sec] = out[sec] || {}) as Obj)[name] = v;
   }
   if (c.sensors.length > 0) out.sensors = c.sensors.map((s) => entryOf(s as unknown as Obj, SENSOR_FIELDS, s.kind));

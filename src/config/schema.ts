@@ -20,42 +20,41 @@ export const enum T {
   Filters,
 }
 
-// Short property names: the cold modules name them hundreds of times, and a
-// one-letter name is one the resident program holds already (its minified
-// variables), so it costs no entry in a cold module's string table and reads
-// as `f.t` instead of a table lookup (scripts/build/cold-strings.ts).
+// A row's properties end in '_': the build gives them short names on the
+// device (scripts/build/mangle.ts), where the cold modules name them hundreds
+// of times. A row never leaves the program as JSON.
 export interface Field {
   /** The key as typed at the console ('*' for an entry's name). */
-  k: string;
+  key_: string;
   /** Type. */
-  t: T;
-  /** Default value; undefined with `q` (required) means the entry must give it. */
-  d?: unknown;
-  /** Defaults that depend on the sensor kind (win over `d`). */
-  D?: { [k in SensorKind]?: unknown };
+  type_: T;
+  /** Default value; undefined with `required_` means the entry must give it. */
+  default_?: unknown;
+  /** Defaults that depend on the sensor kind (win over `default_`). */
+  kindDefault_?: { [k in SensorKind]?: unknown };
   /** Minimum and maximum: number range, or a string's length range in UTF-8 bytes. */
-  n?: number;
-  x?: number;
+  min_?: number;
+  max_?: number;
   /** An int that also accepts 0 as "off" below the minimum. */
-  z?: boolean;
+  zeroOff_?: boolean;
   /** A string of printable ASCII characters only. */
-  a?: boolean;
+  ascii_?: boolean;
   /** The values of an enum. */
-  v?: readonly string[];
+  choices_?: readonly string[];
   /** Pattern a non-empty string must match. */
-  p?: RegExp;
+  pattern_?: RegExp;
   /** The rule as shown in errors, when the generated wording would not say it. */
-  r?: string;
+  rule_?: string;
   /** Secret: masked wherever it is shown (an API key: its first characters and its length). */
-  s?: boolean;
+  secret_?: boolean;
   /** A password: shown only as set or unset, never a character of it nor its length. */
-  h?: boolean;
+  password_?: boolean;
   /** Required. */
-  q?: boolean;
+  required_?: boolean;
   /** Sensor or output fields that apply only to some kinds. */
-  K?: readonly string[];
+  kinds_?: readonly string[];
   /** Property name in the saved JSON when it differs from the key's last part. */
-  P?: string;
+  jsonName_?: string;
 }
 
 export const SENSOR_KINDS: readonly SensorKind[] = ['digital', 'analog', 'temperature', 'counter'];
@@ -80,125 +79,125 @@ export const FILTER_PARAMS: Record<string, string[]> = {
 const MAX_ID = 2147483647;
 
 /** Rows of one section or entry, their keys written without the prefix they share. */
-const under = (prefix: string, rows: Field[]): Field[] => rows.map((f) => ((f.k = prefix + f.k), f));
+const under = (prefix: string, rows: Field[]): Field[] => rows.map((f) => ((f.key_ = prefix + f.key_), f));
 
 const TOP: Field[] = [
-  { k: 'board', t: T.Enum, v: BOARD_NAMES, d: DEFAULT_BOARD },
-  { k: 'wifi.ssid', t: T.String, x: 32, d: '' },
+  { key_: 'board', type_: T.Enum, choices_: BOARD_NAMES, default_: DEFAULT_BOARD },
+  { key_: 'wifi.ssid', type_: T.String, max_: 32, default_: '' },
   {
     // A WPA passphrase is 8-63 printable ASCII characters (IEEE 802.11i).
-    k: 'wifi.password',
-    t: T.String,
-    n: 8,
-    x: 63,
-    a: true,
-    d: '',
-    s: true,
-    h: true,
-    r: '8-63 characters, or empty for an open network',
+    key_: 'wifi.password',
+    type_: T.String,
+    min_: 8,
+    max_: 63,
+    ascii_: true,
+    default_: '',
+    secret_: true,
+    password_: true,
+    rule_: '8-63 characters, or empty for an open network',
   },
-  { k: 'service.url', t: T.Url, d: '', r: 'http://host[:port][/path], or empty when unset' },
+  { key_: 'service.url', type_: T.Url, default_: '', rule_: 'http://host[:port][/path], or empty when unset' },
   {
-    k: 'service.apiKey',
-    t: T.String,
-    p: /^[A-Za-z0-9_-]{8,128}$/,
-    d: '',
-    s: true,
-    r: '8-128 characters of A-Z a-z 0-9 _ -, or empty when unset',
+    key_: 'service.apiKey',
+    type_: T.String,
+    pattern_: /^[A-Za-z0-9_-]{8,128}$/,
+    default_: '',
+    secret_: true,
+    rule_: '8-128 characters of A-Z a-z 0-9 _ -, or empty when unset',
   },
 ];
 
 /** The settings outside sensors and devices, in their order in the file. */
 export const SCALAR_FIELDS: readonly Field[] = /* @__PURE__ */ TOP.concat(
   /* @__PURE__ */ under('agent.', [
-    { k: 'outboxBytes', t: T.Int, n: 8192, x: 1048576, d: 196608 },
-    { k: 'backoffBaseMs', t: T.Int, n: 100, x: 60000, d: 2000 },
-    { k: 'backoffCapMs', t: T.Int, n: 1000, x: 3600000, d: 300000 },
-    { k: 'watchdog', t: T.Bool, d: true },
-    { k: 'requestTimeoutMs', t: T.Int, n: 1000, x: 60000, d: 15000 },
-    { k: 'maxResponseBytes', t: T.Int, n: 1024, x: 32768, d: 8192 },
+    { key_: 'outboxBytes', type_: T.Int, min_: 8192, max_: 1048576, default_: 196608 },
+    { key_: 'backoffBaseMs', type_: T.Int, min_: 100, max_: 60000, default_: 2000 },
+    { key_: 'backoffCapMs', type_: T.Int, min_: 1000, max_: 3600000, default_: 300000 },
+    { key_: 'watchdog', type_: T.Bool, default_: true },
+    { key_: 'requestTimeoutMs', type_: T.Int, min_: 1000, max_: 60000, default_: 15000 },
+    { key_: 'maxResponseBytes', type_: T.Int, min_: 1024, max_: 32768, default_: 8192 },
     {
-      k: 'lkgRevertMs',
-      t: T.Int,
-      n: 60000,
-      x: 86400000,
-      z: true,
-      d: 1800000,
+      key_: 'lkgRevertMs',
+      type_: T.Int,
+      min_: 60000,
+      max_: 86400000,
+      zeroOff_: true,
+      default_: 1800000,
     },
-    { k: 'heapFloorBytes', t: T.Int, n: 4096, x: 131072, z: true, d: 16384 },
-    { k: 'safeModeBoots', t: T.Int, n: 2, x: 50, d: 5 },
-    { k: 'radioOffBetweenUploads', t: T.Bool, d: false },
+    { key_: 'heapFloorBytes', type_: T.Int, min_: 4096, max_: 131072, zeroOff_: true, default_: 16384 },
+    { key_: 'safeModeBoots', type_: T.Int, min_: 2, max_: 50, default_: 5 },
+    { key_: 'radioOffBetweenUploads', type_: T.Bool, default_: false },
   ]),
   /* @__PURE__ */ under('health.', [
-    { k: 'id', t: T.Int, n: 1, x: MAX_ID, z: true, d: 0 },
-    { k: 'pin', t: T.Int, n: 0, x: MAX_ID, d: 0 },
-    { k: 'intervalMs', t: T.Int, n: 60000, x: 86400000, d: 900000 },
+    { key_: 'id', type_: T.Int, min_: 1, max_: MAX_ID, zeroOff_: true, default_: 0 },
+    { key_: 'pin', type_: T.Int, min_: 0, max_: MAX_ID, default_: 0 },
+    { key_: 'intervalMs', type_: T.Int, min_: 60000, max_: 86400000, default_: 900000 },
   ]),
 );
 
 export const SENSOR_FIELDS = /* @__PURE__ */ under('sensor.*.', [
-  { k: 'kind', t: T.Enum, v: SENSOR_KINDS, q: true },
-  { k: 'pin', t: T.Int, n: 0, x: 30, D: { temperature: 30 }, q: true },
-  { k: 'intervalMs', t: T.Int, n: 1000, x: 86400000, d: 60000 },
-  { k: 'unit', t: T.String, x: 8, d: '', D: { temperature: 'C', analog: 'V' } },
+  { key_: 'kind', type_: T.Enum, choices_: SENSOR_KINDS, required_: true },
+  { key_: 'pin', type_: T.Int, min_: 0, max_: 30, kindDefault_: { temperature: 30 }, required_: true },
+  { key_: 'intervalMs', type_: T.Int, min_: 1000, max_: 86400000, default_: 60000 },
+  { key_: 'unit', type_: T.String, max_: 8, default_: '', kindDefault_: { temperature: 'C', analog: 'V' } },
   {
-    k: 'filters',
-    t: T.Filters,
-    d: [],
-    r: 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:ms',
+    key_: 'filters',
+    type_: T.Filters,
+    default_: [],
+    rule_: 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:ms',
   },
-  { k: 'pull', t: T.Enum, v: ['up', 'down', 'none'], D: { digital: 'none', counter: 'up' }, K: ['digital', 'counter'] },
-  { k: 'invert', t: T.Bool, d: false, K: ['digital'] },
-  { k: 'vrefV', t: T.Number, n: 1, x: 5.5, d: 3.3, K: ['analog'] },
-  { k: 'scale', t: T.Number, d: 1, K: ['analog'] },
-  { k: 'offset', t: T.Number, d: 0, K: ['analog'] },
-  { k: 'points', t: T.Points, r: 'volts:value,volts:value with different volts', K: ['analog'] },
-  { k: 'oversample', t: T.Int, n: 1, x: 64, D: { analog: 1, temperature: 8 }, K: ['analog', 'temperature'] },
-  { k: 'offsetC', t: T.Number, n: -20, x: 20, d: 0, K: ['temperature'] },
-  { k: 'pollMs', t: T.Int, n: 5, x: 1000, d: 10, K: ['counter'] },
+  { key_: 'pull', type_: T.Enum, choices_: ['up', 'down', 'none'], kindDefault_: { digital: 'none', counter: 'up' }, kinds_: ['digital', 'counter'] },
+  { key_: 'invert', type_: T.Bool, default_: false, kinds_: ['digital'] },
+  { key_: 'vrefV', type_: T.Number, min_: 1, max_: 5.5, default_: 3.3, kinds_: ['analog'] },
+  { key_: 'scale', type_: T.Number, default_: 1, kinds_: ['analog'] },
+  { key_: 'offset', type_: T.Number, default_: 0, kinds_: ['analog'] },
+  { key_: 'points', type_: T.Points, rule_: 'volts:value,volts:value with different volts', kinds_: ['analog'] },
+  { key_: 'oversample', type_: T.Int, min_: 1, max_: 64, kindDefault_: { analog: 1, temperature: 8 }, kinds_: ['analog', 'temperature'] },
+  { key_: 'offsetC', type_: T.Number, min_: -20, max_: 20, default_: 0, kinds_: ['temperature'] },
+  { key_: 'pollMs', type_: T.Int, min_: 5, max_: 1000, default_: 10, kinds_: ['counter'] },
 ]);
 
 export const DEVICE_FIELDS = /* @__PURE__ */ under('device.*.', [
-  { k: 'id', P: 'deviceId', t: T.Int, n: 1, x: MAX_ID, q: true },
-  { k: 'pin', P: 'devicePin', t: T.Int, n: 0, x: MAX_ID, q: true },
-  { k: 'format', t: T.Enum, v: ['Value', 'JSON', 'XML'], q: true },
-  { k: 'sensors', t: T.Names, r: 'comma-separated sensor names', q: true },
-  { k: 'decimals', t: T.Int, n: 0, x: 6, d: 2 },
-  { k: 'batch', t: T.Int, n: 1, x: 20, d: 1 },
+  { key_: 'id', jsonName_: 'deviceId', type_: T.Int, min_: 1, max_: MAX_ID, required_: true },
+  { key_: 'pin', jsonName_: 'devicePin', type_: T.Int, min_: 0, max_: MAX_ID, required_: true },
+  { key_: 'format', type_: T.Enum, choices_: ['Value', 'JSON', 'XML'], required_: true },
+  { key_: 'sensors', type_: T.Names, rule_: 'comma-separated sensor names', required_: true },
+  { key_: 'decimals', type_: T.Int, min_: 0, max_: 6, default_: 2 },
+  { key_: 'batch', type_: T.Int, min_: 1, max_: 20, default_: 1 },
 ]);
 
 export const OUTPUT_KINDS = ['digital', 'pwm'] as const;
 export const MAX_OUTPUTS = 4;
 
 export const OUTPUT_FIELDS = /* @__PURE__ */ under('output.*.', [
-  { k: 'kind', t: T.Enum, v: OUTPUT_KINDS, q: true },
-  { k: 'pin', t: T.Int, n: 0, x: 29, q: true },
-  { k: 'sourceId', t: T.Int, n: 1, x: MAX_ID, q: true },
-  { k: 'sourcePin', t: T.Int, n: 0, x: MAX_ID, q: true },
+  { key_: 'kind', type_: T.Enum, choices_: OUTPUT_KINDS, required_: true },
+  { key_: 'pin', type_: T.Int, min_: 0, max_: 29, required_: true },
+  { key_: 'sourceId', type_: T.Int, min_: 1, max_: MAX_ID, required_: true },
+  { key_: 'sourcePin', type_: T.Int, min_: 0, max_: MAX_ID, required_: true },
   {
-    k: 'field',
-    t: T.String,
-    x: 64,
-    p: /^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+){0,3}$/,
-    d: '',
-    r: "empty for a Value device, or a JSON field like 'vent' or 'vents.north'",
+    key_: 'field',
+    type_: T.String,
+    max_: 64,
+    pattern_: /^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+){0,3}$/,
+    default_: '',
+    rule_: "empty for a Value device, or a JSON field like 'vent' or 'vents.north'",
   },
-  { k: 'pollMs', t: T.Int, n: 5000, x: 86400000, d: 60000 },
-  { k: 'safe', t: T.Number, n: 0, x: 1, d: 0 },
-  { k: 'failsafeMs', t: T.Int, n: 10000, x: 86400000, d: 600000 },
-  { k: 'invert', t: T.Bool, d: false, K: ['digital'] },
-  { k: 'freqHz', t: T.Int, n: 10, x: 100000, d: 1000, K: ['pwm'] },
-  { k: 'scale', t: T.Number, n: 0.000001, x: 1000000, d: 1, K: ['pwm'] },
+  { key_: 'pollMs', type_: T.Int, min_: 5000, max_: 86400000, default_: 60000 },
+  { key_: 'safe', type_: T.Number, min_: 0, max_: 1, default_: 0 },
+  { key_: 'failsafeMs', type_: T.Int, min_: 10000, max_: 86400000, default_: 600000 },
+  { key_: 'invert', type_: T.Bool, default_: false, kinds_: ['digital'] },
+  { key_: 'freqHz', type_: T.Int, min_: 10, max_: 100000, default_: 1000, kinds_: ['pwm'] },
+  { key_: 'scale', type_: T.Number, min_: 0.000001, max_: 1000000, default_: 1, kinds_: ['pwm'] },
 ]);
 
 /** The part after the last dot: the field name inside its section or entry. */
-export const fieldName = (f: Field): string => f.k.slice(f.k.lastIndexOf('.') + 1);
+export const fieldName = (f: Field): string => f.key_.slice(f.key_.lastIndexOf('.') + 1);
 /** The property in saved JSON and in the validated config. */
-export const propOf = (f: Field): string => f.P || fieldName(f);
+export const propOf = (f: Field): string => f.jsonName_ || fieldName(f);
 /** Where a scalar setting lives in `top` (a config or its saved form): `top` itself, or its section. */
 export const holderOf = (top: Record<string, unknown>, f: Field): unknown => {
-  const dot = f.k.indexOf('.');
-  return dot < 0 ? top : top[f.k.slice(0, dot)];
+  const dot = f.key_.indexOf('.');
+  return dot < 0 ? top : top[f.key_.slice(0, dot)];
 };
 
 /** Every setting, in the order of the file and of help('keys'). */
@@ -211,26 +210,26 @@ export function findField(list: readonly Field[], name: string): Field | undefin
 
 /** The default of a field for a sensor of `kind` (undefined when there is none). */
 export function defaultOf(f: Field, kind?: SensorKind): unknown {
-  if (f.D && kind !== undefined && f.D[kind] !== undefined) return f.D[kind];
-  return f.d;
+  if (f.kindDefault_ && kind !== undefined && f.kindDefault_[kind] !== undefined) return f.kindDefault_[kind];
+  return f.default_;
 }
 
 /** The rule a value broke, worded for an error line after the key. */
 export function ruleOf(f: Field): string {
-  if (f.r) return f.r;
-  const range = f.x === undefined ? ' >= ' + f.n : ' from ' + f.n + ' to ' + f.x;
-  switch (f.t) {
+  if (f.rule_) return f.rule_;
+  const range = f.max_ === undefined ? ' >= ' + f.min_ : ' from ' + f.min_ + ' to ' + f.max_;
+  switch (f.type_) {
     case T.Int:
-      return (f.z ? '0 (off) or a whole number' : 'must be a whole number') + range;
+      return (f.zeroOff_ ? '0 (off) or a whole number' : 'must be a whole number') + range;
     case T.Number:
-      return f.n === undefined ? 'must be a finite number' : 'must be a number' + range;
+      return f.min_ === undefined ? 'must be a finite number' : 'must be a number' + range;
     case T.Bool:
       return 'must be true or false';
     case T.Enum:
-      return 'must be one of ' + (f.v || []).join(', ');
+      return 'must be one of ' + (f.choices_ || []).join(', ');
     default:
       // T.String: every other type has its rule in the table.
-      return (f.n ? f.n + '-' : 'at most ') + f.x + ' bytes (UTF-8)';
+      return (f.min_ ? f.min_ + '-' : 'at most ') + f.max_ + ' bytes (UTF-8)';
   }
 }
 

@@ -5,6 +5,7 @@
 // output sources).
 
 import { DEFAULT_BOARD, getBoard } from '../board';
+import type { Board } from '../board';
 import { checkPin } from './pins';
 import { parseBaseUrl } from '../service/url';
 import { utf8Length } from '../service/utf8';
@@ -37,7 +38,7 @@ const isList = Array.isArray;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !isList(v);
 
 /** A checked value in its normal form, or the error line. */
-export type Checked = { v: unknown } | { e: string };
+export type Checked = { value_?: unknown; error_?: string };
 
 const blank = (s: string): boolean => s.trim() === '';
 
@@ -59,14 +60,14 @@ export function textRule(f: Field, s: string): string | undefined {
     const c = s.charCodeAt(i);
     const d = s.charCodeAt(i + 1);
     if (c < 0x20 || (c >= 0x7f && c < 0xa0)) rule = 'must not hold control characters';
-    else if (f.a && c > 0x7e) rule = 'must be printable ASCII';
+    else if (f.ascii_ && c > 0x7e) rule = 'must be printable ASCII';
     // A high surrogate with its low one is one character; any other is half of one.
     else if (c >= 0xd800 && c <= 0xdfff) {
       if (c > 0xdbff || !(d >= 0xdc00 && d <= 0xdfff)) rule = 'must be valid text: no lone UTF-16 surrogate';
       else i++;
     }
   }
-  if (!rule || f.s) return rule || undefined;
+  if (!rule || f.secret_) return rule || undefined;
   return rule + ' (' + codeOf(s.charCodeAt(i - 1)) + ' at character ' + i + ')';
 }
 
@@ -95,7 +96,7 @@ export const num = (s: string): number => (blank(s) ? NaN : Number(s));
 const commaList = (s: string): string[] => (blank(s) ? [] : s.split(','));
 const has = (list: readonly unknown[], x: unknown): boolean => list.indexOf(x) >= 0;
 /** Below the row's minimum or above its maximum (a comparison with an absent bound is false). */
-const outside = (f: Field, n: number): boolean => n < (f.n as number) || n > (f.x as number);
+const outside = (f: Field, n: number): boolean => n < (f.min_ as number) || n > (f.max_ as number);
 
 const isWhole = (n: unknown, min: number, max: number): boolean =>
   typeof n === 'number' && Math.floor(n) === n && n >= min && n <= max;
@@ -124,7 +125,7 @@ function filterRule(f: Obj, params: string[]): string | undefined {
 const filterNames = (): string => Object.keys(FILTER_PARAMS).join(', ');
 
 /** FilterSpec objects, or the console form 'median:5,ewma:0.3,clamp:-40:85'. */
-function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
+function checkFilters(v: unknown): Checked {
   let items: unknown[];
   if (typeof v === 'string') {
     items = [];
@@ -132,8 +133,8 @@ function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
       const bits = part.trim().split(':');
       const type = bits[0] as string;
       const params = own(FILTER_PARAMS, type) ? FILTER_PARAMS[type] : undefined;
-      if (!params) return { e: "unknown filter '" + printable(type) + "' (" + filterNames() + ')' };
-      if (bits.length !== params.length + 1) return { e: type + ' takes ' + [type].concat(params).join(':') };
+      if (!params) return { error_: "unknown filter '" + printable(type) + "' (" + filterNames() + ')' };
+      if (bits.length !== params.length + 1) return { error_: type + ' takes ' + [type].concat(params).join(':') };
       const o: Obj = { type };
       params.forEach((p, i) => (o[p] = num(bits[i + 1] as string)));
       items.push(o);
@@ -141,25 +142,25 @@ function checkFilters(v: unknown): { v: FilterSpec[] } | { e: string } {
   } else if (isList(v)) {
     items = v;
   } else {
-    return { e: "must be a filter list like 'median:5,ewma:0.3'" };
+    return { error_: "must be a filter list like 'median:5,ewma:0.3'" };
   }
-  if (items.length > MAX_FILTERS) return { e: 'at most ' + MAX_FILTERS + ' filters' };
+  if (items.length > MAX_FILTERS) return { error_: 'at most ' + MAX_FILTERS + ' filters' };
   const out: FilterSpec[] = [];
   for (const item of items) {
     const type = isObj(item) ? item.type : undefined;
     const params = typeof type === 'string' && own(FILTER_PARAMS, type) ? FILTER_PARAMS[type] : undefined;
-    if (!params) return { e: 'each filter needs a type: ' + filterNames() };
+    if (!params) return { error_: 'each filter needs a type: ' + filterNames() };
     const o = item as Obj;
     for (const k in o) {
-      if (k !== 'type' && !has(params, k)) return { e: (type as string) + ' has no parameter ' + printable(k) };
+      if (k !== 'type' && !has(params, k)) return { error_: (type as string) + ' has no parameter ' + printable(k) };
     }
     const rule = filterRule(o, params);
-    if (rule) return { e: rule };
+    if (rule) return { error_: rule };
     const copy: Obj = { type };
     for (const p of params) copy[p] = o[p];
     out.push(copy as unknown as FilterSpec);
   }
-  return { v: out };
+  return { value_: out };
 }
 
 /** [[volts, value], [volts, value]], or the console form '0.5:0,2.5:100'. */
@@ -171,53 +172,53 @@ function checkPoints(f: Field, v: unknown): Checked {
   const p = pairs as number[][];
   if (!ok || (p[0] as number[])[0] === (p[1] as number[])[0]) {
     // The row's rule: 'volts:value,volts:value with different volts'.
-    return { e: 'must be two points ' + ruleOf(f) };
+    return { error_: 'must be two points ' + ruleOf(f) };
   }
-  return { v: p.map((q) => [q[0], q[1]]) };
+  return { value_: p.map((q) => [q[0], q[1]]) };
 }
 
 /** Checks one value against its schema row; `key` names it in the error. */
 export function checkValue(f: Field, key: string, v: unknown): Checked {
   const r = checkRow(f, v);
-  return 'e' in r ? { e: key + ': ' + r.e } : r;
+  return r.error_ === undefined ? r : { error_: key + ': ' + r.error_ };
 }
 
 function checkRow(f: Field, v: unknown): Checked {
-  const bad: Checked = { e: ruleOf(f) };
+  const bad: Checked = { error_: ruleOf(f) };
   const text = typeof v === 'string' ? textRule(f, v) : undefined;
-  if (text) return { e: text };
-  switch (f.t) {
+  if (text) return { error_: text };
+  switch (f.type_) {
     case T.Int:
     case T.Number:
-      if (!isNum(v) || (f.t === T.Int && Math.floor(v) !== v)) return bad;
-      if (f.z && v === 0) return { v };
-      return outside(f, v) ? bad : { v };
+      if (!isNum(v) || (f.type_ === T.Int && Math.floor(v) !== v)) return bad;
+      if (f.zeroOff_ && v === 0) return { value_: v };
+      return outside(f, v) ? bad : { value_: v };
     case T.Bool:
-      return typeof v === 'boolean' ? { v } : bad;
+      return typeof v === 'boolean' ? { value_: v } : bad;
     case T.Enum:
-      return typeof v === 'string' && has(f.v || [], v) ? { v } : bad;
+      return typeof v === 'string' && has(f.choices_ || [], v) ? { value_: v } : bad;
     case T.String: {
       if (typeof v !== 'string') return bad;
       // Every string setting defaults to '' (unset), so '' is always allowed.
-      if (v === '') return { v };
-      return outside(f, utf8Length(v)) || (f.p && !f.p.test(v)) ? bad : { v };
+      if (v === '') return { value_: v };
+      return outside(f, utf8Length(v)) || (f.pattern_ && !f.pattern_.test(v)) ? bad : { value_: v };
     }
     case T.Url: {
-      if (typeof v !== 'string') return { e: 'must be a URL like http://192.168.1.10:8080' };
-      if (blank(v)) return { v: '' };
+      if (typeof v !== 'string') return { error_: 'must be a URL like http://192.168.1.10:8080' };
+      if (blank(v)) return { value_: '' };
       const u = parseBaseUrl(v);
-      return u.ok ? { v: v.trim() } : { e: u.error.replace(/^service\.url: /, '') };
+      return u.ok ? { value_: v.trim() } : { error_: u.error.replace(/^service\.url: /, '') };
     }
     case T.Names: {
       const list = typeof v === 'string' ? commaList(v).map((s) => s.trim()) : v;
-      if (!isList(list)) return { e: "must be sensor names like 'temp,hum'" };
+      if (!isList(list)) return { error_: "must be sensor names like 'temp,hum'" };
       const out: string[] = [];
       for (const n of list) {
-        if (typeof n !== 'string' || !NAME_PATTERN.test(n)) return { e: "'" + printable(String(n)) + "' is not a sensor name" };
-        if (has(out, n)) return { e: "sensor '" + n + "' listed twice" };
+        if (typeof n !== 'string' || !NAME_PATTERN.test(n)) return { error_: "'" + printable(String(n)) + "' is not a sensor name" };
+        if (has(out, n)) return { error_: "sensor '" + n + "' listed twice" };
         out.push(n);
       }
-      return { v: out };
+      return { value_: out };
     }
     case T.Points:
       return checkPoints(f, v);
@@ -242,20 +243,18 @@ export function nameRule(what: What, name: unknown): string | undefined {
 /** Records one error line; `missing` when the line is a required field with no value. */
 type Err = (line: string, missing?: boolean) => void;
 /** An entry of `sensors`, `devices` or `outputs`: its error prefix (`sensor.<name>`), its name, the object. */
-type Entry = { k: string; n: string; o: Obj };
+type Entry = { key_: string; name_: string; raw_: Obj };
 
 /** The value, its default when absent, or the default after recording the error. */
 function take(f: Field, key: string, v: unknown, def: unknown, err: Err): unknown {
   if (v === undefined) {
-    if (def === undefined && f.q) err(key + ': required', true);
+    if (def === undefined && f.required_) err(key + ': required', true);
     return def;
   }
   const c = checkValue(f, key, v);
-  if ('e' in c) {
-    err(c.e);
-    return def;
-  }
-  return c.v;
+  if (c.error_ === undefined) return c.value_;
+  err(c.error_);
+  return def;
 }
 
 /** The entries of `sensors`, `devices` or `outputs`, each with its checked name and error prefix. */
@@ -276,32 +275,32 @@ function entries(raw: Obj, what: What, max: number, err: Err): Entry[] {
     if (rule) return void err(at + '.name: ' + rule);
     const name = o.name as string;
     const key = what + '.' + name;
-    for (const e of out) if (e.n === name) return void err(key + ': defined twice');
-    out.push({ k: key, n: name, o });
+    for (const e of out) if (e.name_ === name) return void err(key + ': defined twice');
+    out.push({ key_: key, name_: name, raw_: o });
   });
   return out;
 }
 
 /** A sensor or output field that one of `kind` does not have. */
-const notFor = (f: Field, kind: string): boolean => !!f.K && !has(f.K, kind);
+const notFor = (f: Field, kind: string): boolean => !!f.kinds_ && !has(f.kinds_, kind);
 
 /**
  * A sensor or output: its kind first, which decides the fields it may have
  * and their defaults; undefined when the kind is missing or wrong.
  */
 function kindEntry(e: Entry, fields: readonly Field[], err: Err): Obj | undefined {
-  const key = e.k;
-  const o = e.o;
+  const key = e.key_;
+  const o = e.raw_;
   // Even a pending entry has its kind: without one it has no fields.
   const kind = take(findField(fields, 'kind') as Field, key + '.kind', o.kind, undefined, (l) => err(l)) as SensorKind | undefined;
   for (const k in o) {
     const f = findField(fields, k);
     if (k === 'name') continue;
     if (!f) err(key + '.' + printable(k) + ': unknown field');
-    else if (kind && notFor(f, kind)) err(key + '.' + k + ': only for kind ' + (f.K as string[]).join(', '));
+    else if (kind && notFor(f, kind)) err(key + '.' + k + ': only for kind ' + (f.kinds_ as string[]).join(', '));
   }
   if (!kind) return undefined;
-  const s: Obj = { name: e.n };
+  const s: Obj = { name: e.name_ };
   for (const f of fields) {
     if (notFor(f, kind)) continue;
     const v = take(f, key + '.' + fieldName(f), o[fieldName(f)], defaultOf(f, kind), err);
@@ -323,19 +322,7 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
   if (!isObj(raw)) return { ok: false, errors: ['config: must be a JSON object'] };
   const errors: string[] = [];
   const err: Err = (line, missing) => void (missing && pending ? 0 : errors.push(line));
-  for (const k in raw) if (!has(TOP, k)) err(printable(k) + ': unknown key');
-  const cfg: Obj = { board: '' };
-  for (const sec of SECTIONS) {
-    cfg[sec] = {};
-    const s = raw[sec];
-    if (s !== undefined && !isObj(s)) err(sec + ': must be an object');
-    if (isObj(s)) for (const k in s) if (!SCALAR_FIELDS.some((f) => f.k === sec + '.' + k)) err(sec + '.' + printable(k) + ': unknown key');
-  }
-
-  for (const f of SCALAR_FIELDS) {
-    const src = holderOf(raw, f);
-    (holderOf(cfg, f) as Obj)[fieldName(f)] = take(f, f.k, isObj(src) ? src[fieldName(f)] : undefined, f.d, err);
-  }
+  const cfg = checkScalars(raw, err);
   const agent = cfg.agent as AgentConfig['agent'];
   const board = getBoard(cfg.board as string);
   // A known name with no data: a device build carries only the board it was built for.
@@ -344,11 +331,58 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
   if (board && agent.outboxBytes > board.flash.fsBytes / 2) {
     err('agent.outboxBytes: at most half the file system (' + board.flash.fsBytes / 2 + ' on ' + board.name + ')');
   }
+  const claimPin = pinClaimer(board, err);
 
-  // Sensors and outputs share the pins: each pin serves one of them, named
-  // by its key with a space ('sensor door', 'output vent').
+  const sensors: Obj[] = [];
+  const sensorEntries = entries(raw, 'sensor', MAX_SENSORS, err);
+  for (const e of sensorEntries) {
+    const s = kindEntry(e, SENSOR_FIELDS, err);
+    if (!s) continue;
+    claimPin(e.key_, s, s.kind as SensorKind);
+    sensors.push(s);
+  }
+  // Each device id's device name.
+  const idOwner: Record<string, string> = {};
+  const devices = checkDevices(raw, sensorEntries, idOwner, err);
+  const health = cfg.health as AgentConfig['health'];
+  const shared = health.id ? idOwner[health.id] : undefined;
+  if (shared) err('health.id: id ' + health.id + ' is device ' + shared + "'s; reports need a JSON device of their own");
+  const outputs = checkOutputs(raw, claimPin, idOwner, health.id, err);
+
+  if (errors.length > 0) return { ok: false, errors };
+  cfg.sensors = sensors;
+  cfg.devices = devices;
+  cfg.outputs = outputs;
+  return { ok: true, config: cfg as unknown as AgentConfig };
+}
+
+/** The top level's keys, its sections and every setting in them (a default in place of what is absent or wrong). */
+function checkScalars(raw: Obj, err: Err): Obj {
+  for (const k in raw) if (!has(TOP, k)) err(printable(k) + ': unknown key');
+  const cfg: Obj = { board: '' };
+  for (const sec of SECTIONS) {
+    cfg[sec] = {};
+    const s = raw[sec];
+    if (s !== undefined && !isObj(s)) err(sec + ': must be an object');
+    if (isObj(s)) for (const k in s) if (!SCALAR_FIELDS.some((f) => f.key_ === sec + '.' + k)) err(sec + '.' + printable(k) + ': unknown key');
+  }
+  for (const f of SCALAR_FIELDS) {
+    const src = holderOf(raw, f);
+    (holderOf(cfg, f) as Obj)[fieldName(f)] = take(f, f.key_, isObj(src) ? src[fieldName(f)] : undefined, f.default_, err);
+  }
+  return cfg;
+}
+
+/** Claims the pin of a sensor or output for its key. */
+type ClaimPin = (key: string, s: Obj, use: SensorKind | 'output') => void;
+
+/**
+ * Sensors and outputs share the pins: each pin serves one of them, named
+ * by its key with a space ('sensor door', 'output vent').
+ */
+function pinClaimer(board: Board | undefined, err: Err): ClaimPin {
   const pinOwner: Record<string, string> = {};
-  const claimPin = (key: string, s: Obj, use: SensorKind | 'output'): void => {
+  return (key, s, use) => {
     const pin = s.pin as number | undefined;
     if (pin === undefined || !board) return;
     const rule = checkPin(board, pin, use);
@@ -357,28 +391,21 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
     else if (owner) err(key + '.pin: pin ' + pin + ' is already used by ' + owner);
     else pinOwner[pin] = key.replace('.', ' ');
   };
+}
 
-  const sensors: Obj[] = [];
-  const sensorEntries = entries(raw, 'sensor', MAX_SENSORS, err);
-  for (const e of sensorEntries) {
-    const s = kindEntry(e, SENSOR_FIELDS, err);
-    if (!s) continue;
-    claimPin(e.k, s, s.kind as SensorKind);
-    sensors.push(s);
-  }
-
+/** The devices, each carrying sensors that exist; `idOwner` gets each id's device name. */
+function checkDevices(raw: Obj, sensorEntries: Entry[], idOwner: Record<string, string>, err: Err): Obj[] {
   const devices: Obj[] = [];
-  const idOwner: Record<string, string> = {};
-  for (const { k: key, n: name, o } of entries(raw, 'device', MAX_DEVICES, err)) {
+  for (const { key_: key, name_: name, raw_: o } of entries(raw, 'device', MAX_DEVICES, err)) {
     for (const k in o) {
       if (k !== 'name' && !DEVICE_FIELDS.some((f) => propOf(f) === k)) err(key + '.' + printable(k) + ': unknown field');
     }
     const d: Obj = { name };
-    for (const f of DEVICE_FIELDS) d[propOf(f)] = take(f, key + '.' + fieldName(f), o[propOf(f)], f.d, err);
+    for (const f of DEVICE_FIELDS) d[propOf(f)] = take(f, key + '.' + fieldName(f), o[propOf(f)], f.default_, err);
     const carried = d.sensors as string[] | undefined;
     if (carried) {
       for (const n of carried) {
-        if (!sensorEntries.some((e) => e.n === n)) err(key + ".sensors: unknown sensor '" + n + "'");
+        if (!sensorEntries.some((e) => e.name_ === n)) err(key + ".sensors: unknown sensor '" + n + "'");
       }
       const n = carried.length;
       if (d.format === 'Value' && n !== 1) {
@@ -396,14 +423,14 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
     }
     devices.push(d);
   }
+  return devices;
+}
 
-  const health = cfg.health as AgentConfig['health'];
-  const shared = health.id ? idOwner[health.id] : undefined;
-  if (shared) err('health.id: id ' + health.id + ' is device ' + shared + "'s; reports need a JSON device of their own");
-
+/** The outputs, none reading a device this board writes (`idOwner`'s devices, the health report's). */
+function checkOutputs(raw: Obj, claimPin: ClaimPin, idOwner: Record<string, string>, healthId: number, err: Err): Obj[] {
   const outputs: Obj[] = [];
   for (const e of entries(raw, 'output', MAX_OUTPUTS, err)) {
-    const key = e.k;
+    const key = e.key_;
     const s = kindEntry(e, OUTPUT_FIELDS, err);
     if (!s) continue;
     claimPin(key, s, 'output');
@@ -411,16 +438,11 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
     // The devices this board writes: a value read back from one of them
     // would be the board's own readings driving its output.
     const id = s.sourceId as number;
-    const writer = idOwner[id] ? 'device ' + idOwner[id] + "'s" : id === health.id ? 'health.id' : undefined;
+    const writer = idOwner[id] ? 'device ' + idOwner[id] + "'s" : id === healthId ? 'health.id' : undefined;
     if (writer) err(key + '.sourceId: id ' + id + ' is ' + writer + ', which this board writes; an output reads a control device of its own');
     outputs.push(s);
   }
-
-  if (errors.length > 0) return { ok: false, errors };
-  cfg.sensors = sensors;
-  cfg.devices = devices;
-  cfg.outputs = outputs;
-  return { ok: true, config: cfg as unknown as AgentConfig };
+  return outputs;
 }
 
 export { defaultConfig, isConfigured } from './defaults';

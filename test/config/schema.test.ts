@@ -5,24 +5,24 @@ import { FIELD_HELP } from '../../src/config/field-help';
 
 describe('schema table', () => {
   it('keeps every help text within 60 characters', () => {
-    const long = SCHEMA.filter((f) => (FIELD_HELP[f.k] ?? '').length > 60).map((f) => f.k);
+    const long = SCHEMA.filter((f) => (FIELD_HELP[f.key_] ?? '').length > 60).map((f) => f.key_);
     expect(long).toEqual([]);
   });
 
   it('has a help text for every key, and none for a key that does not exist', () => {
-    expect(SCHEMA.filter((f) => !FIELD_HELP[f.k]).map((f) => f.k)).toEqual([]);
-    expect(Object.keys(FIELD_HELP).filter((k) => !SCHEMA.some((f) => f.k === k))).toEqual([]);
+    expect(SCHEMA.filter((f) => !FIELD_HELP[f.key_]).map((f) => f.key_)).toEqual([]);
+    expect(Object.keys(FIELD_HELP).filter((k) => !SCHEMA.some((f) => f.key_ === k))).toEqual([]);
   });
 
   it('has each key once', () => {
-    const keys = SCHEMA.map((f) => f.k);
+    const keys = SCHEMA.map((f) => f.key_);
     expect(new Set(keys).size).toBe(keys.length);
   });
 
   it('gives help in lines of at most 80 columns, naming every key', () => {
     const lines = helpLines();
     expect(lines.filter((l) => l.length > 80)).toEqual([]);
-    for (const f of SCHEMA) expect(lines.some((l) => l.startsWith(f.k.replace('*', '<name>')))).toBe(true);
+    for (const f of SCHEMA) expect(lines.some((l) => l.startsWith(f.key_.replace('*', '<name>')))).toBe(true);
   });
 
   it('shows the rule and default under each key', () => {
