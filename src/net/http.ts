@@ -14,6 +14,7 @@
 // (a closure costs its function object and an environment), and a reply that arrives in one segment is parsed where
 // it is, without a buffer of its own.
 import type { Socket, SocketFactory, SocketHandlers, TimerId, Timers } from '../ports/ports';
+import { utf8Length } from '../service/utf8';
 import { decodeUtf8, isUtf8 } from '../utf8';
 import type { HttpClient, HttpClientOptions, HttpFailure, HttpRequest, HttpResult, HttpStats } from './types';
 
@@ -45,38 +46,38 @@ const STATUS_FORM = 'HTTP/0.0 000';
  * on its prototype, made once per client, as are the functions it is given to).
  */
 interface Exchange extends SocketHandlers {
-  resolve: (r: HttpResult) => void;
-  sock: Socket | undefined;
-  connected: boolean;
-  done: boolean;
-  sent: number;
+  resolve_: (r: HttpResult) => void;
+  sock_: Socket | undefined;
+  connected_: boolean;
+  done_: boolean;
+  sent_: number;
   // Raw response bytes; chunked bodies are de-framed in place, so the body is
-  // always buf[bodyStart, w) and nothing beyond `max` is ever held. The first
+  // always buf_[bodyStart_, bodyEnd_) and nothing beyond `max` is ever held. The first
   // segment is borrowed (read where it arrived, never written to); a second
   // one, or de-framing, copies what arrived into a buffer of its size.
-  buf: Uint8Array;
-  borrowed: boolean;
-  n: number;
-  p: number;
-  scan: number;
-  w: number;
-  bodyStart: number;
-  left: number;
-  phase: number;
-  status: number;
-  reason: string;
+  buf_: Uint8Array;
+  borrowed_: boolean;
+  end_: number;
+  at_: number;
+  scan_: number;
+  bodyEnd_: number;
+  bodyStart_: number;
+  left_: number;
+  phase_: number;
+  status_: number;
+  reason_: string;
   // Made by the status line (again after a 1xx reply).
-  headers: Record<string, string>;
+  headers_: Record<string, string>;
   // The request's head and its body, each its own string when it is ASCII,
   // else its UTF-8 bytes. Never joined: a batch's body is a few KB, and a
   // joined request would hold it twice on the heap until written.
-  out: Uint8Array | string;
-  rest: Uint8Array | string;
+  out_: Uint8Array | string;
+  rest_: Uint8Array | string;
   // One timer at a time: the connect deadline, and only if the exchange
-  // outlives it connected, the rest of the whole deadline (`wait`; -1 when
+  // outlives it connected, the rest of the whole deadline (`wait_`; -1 when
   // the whole deadline comes first).
-  wait: number;
-  timer: TimerId;
+  wait_: number;
+  timer_: TimerId;
 }
 
 export function createHttpClient(
@@ -100,18 +101,18 @@ export function createHttpClient(
     nextRequest = undefined;
     const wait = connectMs <= ms ? ms - connectMs : -1;
     // The fields not named here are set before they are read.
-    const x = Object.setPrototypeOf(
-      { resolve, connected: false, done: false, sent: 0, buf: EMPTY, borrowed: false, n: 0, p: 0, scan: 0, phase: STATUS, wait },
-      HANDLERS,
-    ) as Exchange;
+    const fields: Partial<Exchange> = {
+      resolve_: resolve, connected_: false, done_: false, sent_: 0, buf_: EMPTY, borrowed_: false, end_: 0, at_: 0, scan_: 0, phase_: STATUS, wait_: wait,
+    };
+    const x = Object.setPrototypeOf(fields, HANDLERS) as Exchange;
     const expire = (): void => {
-      if (!x.connected && x.wait >= 0) return fail(x, 'timeout', 'connect');
-      if (x.wait > 0) {
-        x.timer = timers.setTimeout(expire, x.wait);
-        x.wait = 0;
+      if (!x.connected_ && x.wait_ >= 0) return fail(x, 'timeout', 'connect');
+      if (x.wait_ > 0) {
+        x.timer_ = timers.setTimeout(expire, x.wait_);
+        x.wait_ = 0;
       } else fail(x, 'timeout', 'response');
     };
-    x.timer = timers.setTimeout(expire, wait < 0 ? ms : connectMs);
+    x.timer_ = timers.setTimeout(expire, wait < 0 ? ms : connectMs);
 
     try {
       let head = req.method + ' ' + req.path + ' HTTP/1.0\r\nHost: ' + req.host;
@@ -127,14 +128,14 @@ export function createHttpClient(
       // paths): it goes to the port as the strings it is, with no byte array,
       // and Kaluma's port hands a string to its driver, which takes strings,
       // without making one again. Anything else is encoded.
-      x.out = utf8Length(head) === head.length ? head : encoder.encode(head);
-      x.rest = len === body.length ? body : encoder.encode(body);
+      x.out_ = utf8Length(head) === head.length ? head : encoder.encode(head);
+      x.rest_ = len === body.length ? body : encoder.encode(body);
 
       const s = sockets.connect(req.host, req.port, x);
-      x.sock = s;
+      x.sock_ = s;
       // A socket whose events fired during connect() itself is handled here.
-      if (x.done) s.destroy();
-      else if (x.connected) send(x, s);
+      if (x.done_) s.destroy();
+      else if (x.connected_) send(x, s);
     } catch (e) {
       oops(x, e);
     }
@@ -144,38 +145,38 @@ export function createHttpClient(
   // and would leave the promise pending forever: each one catches.
   const HANDLERS: SocketHandlers & ThisType<Exchange> = {
     onConnect() {
-      if (this.done) return;
+      if (this.done_) return;
       try {
-        this.connected = true;
-        if (this.sock) send(this, this.sock);
+        this.connected_ = true;
+        if (this.sock_) send(this, this.sock_);
       } catch (e) {
         oops(this, e);
       }
     },
     onData(bytes) {
-      if (this.done) return;
+      if (this.done_) return;
       try {
         const len = bytes.length;
-        const n = this.n;
+        const n = this.end_;
         if (n + len > max) return fail(this, 'too-large', 'response over ' + max + ' bytes');
         if (!n) {
-          this.buf = bytes;
-          this.borrowed = true;
+          this.buf_ = bytes;
+          this.borrowed_ = true;
         } else {
-          if (this.borrowed || n + len > this.buf.length) grow(this, n + len);
-          this.buf.set(bytes, n);
+          if (this.borrowed_ || n + len > this.buf_.length) grow(this, n + len);
+          this.buf_.set(bytes, n);
         }
-        this.n = n + len;
+        this.end_ = n + len;
         parse(this);
       } catch (e) {
         oops(this, e);
       }
     },
     onClose() {
-      if (this.done) return;
+      if (this.done_) return;
       try {
-        if (this.phase === UNTIL_CLOSE) return complete(this);
-        const up = this.connected;
+        if (this.phase_ === UNTIL_CLOSE) return complete(this);
+        const up = this.connected_;
         fail(this, up ? 'reset' : 'connect', up ? 'closed mid-response' : 'closed before connect');
       } catch (e) {
         oops(this, e);
@@ -185,11 +186,11 @@ export function createHttpClient(
 
   /** `whole`: the reply arrived in full, so the server closes (even if we refuse what it said). */
   function finish(x: Exchange, r: HttpResult, whole?: boolean): void {
-    if (x.done) return;
-    x.done = true;
-    timers.clearTimeout(x.timer);
-    x.out = x.rest = x.buf = EMPTY;
-    const sock = x.sock;
+    if (x.done_) return;
+    x.done_ = true;
+    timers.clearTimeout(x.timer_);
+    x.out_ = x.rest_ = x.buf_ = EMPTY;
+    const sock = x.sock_;
     if (sock) {
       try {
         // A whole reply: the server closes; anything else: we close now.
@@ -201,125 +202,62 @@ export function createHttpClient(
     }
     st.exchanges++;
     if (r.kind === 'failure') st.failures[r.failure] = (st.failures[r.failure] || 0) + 1;
-    x.resolve(r);
+    x.resolve_(r);
   }
 
   function fail(x: Exchange, failure: HttpFailure, why: string): void {
-    finish(x, { kind: 'failure', failure, reason: why, bytesSent: x.sent });
+    finish(x, { kind: 'failure', failure, reason: why, bytesSent: x.sent_ });
   }
 
   function complete(x: Exchange): void {
-    const body = decodeUtf8(x.buf.subarray(x.bodyStart, x.w));
-    if (body === undefined) return finish(x, { kind: 'failure', failure: 'encoding', reason: 'reply body is not UTF-8', bytesSent: x.sent }, true);
-    finish(x, { kind: 'response', status: x.status, reason: x.reason, headers: x.headers, body, bytesSent: x.sent }, true);
+    const body = decodeUtf8(x.buf_.subarray(x.bodyStart_, x.bodyEnd_));
+    if (body === undefined) return finish(x, { kind: 'failure', failure: 'encoding', reason: 'reply body is not UTF-8', bytesSent: x.sent_ }, true);
+    finish(x, { kind: 'response', status: x.status_, reason: x.reason_, headers: x.headers_, body, bytesSent: x.sent_ }, true);
   }
 
   function oops(x: Exchange, e: unknown): void {
-    fail(x, x.connected ? 'reset' : 'connect', e instanceof Error ? e.message : String(e));
+    fail(x, x.connected_ ? 'reset' : 'connect', e instanceof Error ? e.message : String(e));
   }
 
   // The port cuts the request into driver-sized writes; a refused write throws (guarded).
   function send(x: Exchange, s: Socket): void {
-    s.write(x.out);
-    if (x.rest.length) s.write(x.rest);
+    s.write(x.out_);
+    if (x.rest_.length) s.write(x.rest_);
     // Bytes either way: an ASCII string has one a character.
-    x.sent = x.out.length + x.rest.length;
-    x.out = x.rest = EMPTY;
+    x.sent_ = x.out_.length + x.rest_.length;
+    x.out_ = x.rest_ = EMPTY;
   }
 
   /** Reads what arrived: head lines, chunk lines and body bytes, until it needs more. */
   function parse(x: Exchange): void {
-    while (!x.done) {
-      const phase = x.phase;
-      const n = x.n;
-      let p = x.p;
+    while (!x.done_) {
+      const phase = x.phase_;
       if (phase >= LENGTH) {
-        const avail = n - p;
-        const take = phase === UNTIL_CLOSE || x.left > avail ? avail : x.left;
-        if (x.w !== p) {
-          if (x.borrowed) grow(x, n);
-          x.buf.copyWithin(x.w, p, p + take);
-        }
-        x.w += take;
-        x.p = p + take;
-        x.left -= take;
-        if (phase === UNTIL_CLOSE || x.left > 0) return;
-        if (phase === LENGTH) return complete(x);
-        x.phase = CHUNK_END;
+        if (!bodyBytes(x, phase)) return;
         continue;
       }
-      const buf = x.buf;
-      const e = buf.indexOf(LF, x.scan > p ? x.scan : p);
-      if (e < 0 || e >= n) {
-        x.scan = n;
+      const buf = x.buf_;
+      const a = x.at_;
+      const end = x.end_;
+      const e = buf.indexOf(LF, x.scan_ > a ? x.scan_ : a);
+      if (e < 0 || e >= end) {
+        x.scan_ = end;
         return;
       }
       // A line is buf[a, z). Only the status line and the values of the
       // headers in KEEP become strings (and only when they are UTF-8):
       // whatever else a server sends costs no heap beyond the bounded buffer.
-      const a = p;
       const z = e > a && buf[e - 1] === CR ? e - 1 : e;
-      x.p = p = e + 1;
+      x.at_ = e + 1;
       if (phase === STATUS) {
-        let ok = z - a === 12 || (z - a > 12 && buf[a + 12] === 32);
-        for (let i = 0; ok && i < 12; i++) {
-          const b = buf[a + i] as number;
-          const f = STATUS_FORM.charCodeAt(i);
-          ok = f === 48 ? b >= 48 && b <= 57 : b === f;
-        }
-        // The reason: UTF-8 without CR, U+2028 or U+2029 ('.' takes no line end).
-        for (let i = a + 13; ok && i < z; i++) {
-          const b = buf[i] as number;
-          ok = b !== CR && !(b === 0xe2 && buf[i + 1] === 0x80 && ((buf[i + 2] as number) | 1) === 0xa9);
-        }
-        if (!ok || !isUtf8(buf, a, z)) return fail(x, 'protocol', 'bad status line');
-        x.status = (buf[a + 9] as number) * 100 + (buf[a + 10] as number) * 10 + (buf[a + 11] as number) - 5328;
-        x.reason = z - a > 13 ? (decodeUtf8(buf.subarray(a + 13, z)) as string) : '';
-        x.headers = {};
-        x.phase = HEADER;
+        if (!isStatusLine(buf, a, z)) return fail(x, 'protocol', 'bad status line');
+        x.status_ = (buf[a + 9] as number) * 100 + (buf[a + 10] as number) * 10 + (buf[a + 11] as number) - 5328;
+        x.reason_ = z - a > 13 ? (decodeUtf8(buf.subarray(a + 13, z)) as string) : '';
+        x.headers_ = {};
+        x.phase_ = HEADER;
       } else if (phase === HEADER) {
-        if (a === z) {
-          // The end of the head.
-          const status = x.status;
-          if (status < 200) {
-            x.phase = STATUS;
-            continue;
-          }
-          x.bodyStart = x.w = p;
-          const te = x.headers['transfer-encoding'];
-          const cl = x.headers['content-length'];
-          if (status === 204 || status === 304) return complete(x);
-          if (te !== undefined && CHUNKED.test(te)) {
-            x.phase = CHUNK_SIZE;
-          } else if (cl !== undefined) {
-            // Digits only, as /^\d+$/ takes them (a test would make a match array).
-            let digits = cl.length > 0;
-            for (let i = 0; digits && i < cl.length; i++) {
-              const d = cl.charCodeAt(i);
-              digits = d >= 48 && d <= 57;
-            }
-            if (!digits) return fail(x, 'protocol', 'bad content-length');
-            const left = +cl;
-            x.left = left;
-            if (p + left > max) return fail(x, 'too-large', 'content-length ' + cl);
-            if (left === 0) return complete(x);
-            x.phase = LENGTH;
-          } else {
-            x.phase = UNTIL_CLOSE;
-          }
-          continue;
-        }
-        const k = kept(buf, a, z);
-        // Lines without a name are tolerated and dropped, like obsolete folding.
-        if (k === undefined) continue;
-        let v0 = a + k.length + 1;
-        let v1 = z;
-        while (v0 < v1 && (buf[v0] === 32 || buf[v0] === 9)) v0++;
-        while (v1 > v0 && (buf[v1 - 1] === 32 || buf[v1 - 1] === 9)) v1--;
-        const v = decodeUtf8(buf.subarray(v0, v1));
-        if (v === undefined) return fail(x, 'encoding', k + ' header is not UTF-8');
-        const prev = x.headers[k];
-        x.headers[k] = typeof prev === 'string' ? prev + ', ' + v : v;
+        if (a === z) headEnd(x);
+        else headerLine(x, buf, a, z);
       } else if (phase === CHUNK_SIZE) {
         let size = 0;
         let i = a;
@@ -332,11 +270,11 @@ export function createHttpClient(
           size = size * 16 + d;
         }
         if (i === a) return fail(x, 'protocol', 'bad chunk size');
-        x.left = size;
-        x.phase = size ? CHUNK_DATA : TRAILER;
+        x.left_ = size;
+        x.phase_ = size ? CHUNK_DATA : TRAILER;
       } else if (phase === CHUNK_END) {
         if (a !== z) return fail(x, 'protocol', 'bad chunk end');
-        x.phase = CHUNK_SIZE;
+        x.phase_ = CHUNK_SIZE;
       } else if (a === z) {
         // Trailers are read and ignored until the blank line.
         return complete(x);
@@ -344,13 +282,79 @@ export function createHttpClient(
     }
   }
 
+  /** Takes the body bytes that arrived (de-framing a chunk in place); false when it needs more. */
+  function bodyBytes(x: Exchange, phase: number): boolean {
+    const n = x.end_;
+    const p = x.at_;
+    const avail = n - p;
+    const take = phase === UNTIL_CLOSE || x.left_ > avail ? avail : x.left_;
+    if (x.bodyEnd_ !== p) {
+      if (x.borrowed_) grow(x, n);
+      x.buf_.copyWithin(x.bodyEnd_, p, p + take);
+    }
+    x.bodyEnd_ += take;
+    x.at_ = p + take;
+    x.left_ -= take;
+    if (phase === UNTIL_CLOSE || x.left_ > 0) return false;
+    if (phase === LENGTH) complete(x);
+    else x.phase_ = CHUNK_END;
+    return true;
+  }
+
+  /** The blank line that ends a head: another head after a 1xx reply, else how the body is framed. */
+  function headEnd(x: Exchange): void {
+    const status = x.status_;
+    if (status < 200) {
+      x.phase_ = STATUS;
+      return;
+    }
+    const p = x.at_;
+    x.bodyStart_ = x.bodyEnd_ = p;
+    const te = x.headers_['transfer-encoding'];
+    const cl = x.headers_['content-length'];
+    if (status === 204 || status === 304) return complete(x);
+    if (te !== undefined && CHUNKED.test(te)) {
+      x.phase_ = CHUNK_SIZE;
+    } else if (cl !== undefined) {
+      // Digits only, as /^\d+$/ takes them (a test would make a match array).
+      let digits = cl.length > 0;
+      for (let i = 0; digits && i < cl.length; i++) {
+        const d = cl.charCodeAt(i);
+        digits = d >= 48 && d <= 57;
+      }
+      if (!digits) return fail(x, 'protocol', 'bad content-length');
+      const left = +cl;
+      x.left_ = left;
+      if (p + left > max) return fail(x, 'too-large', 'content-length ' + cl);
+      if (left === 0) return complete(x);
+      x.phase_ = LENGTH;
+    } else {
+      x.phase_ = UNTIL_CLOSE;
+    }
+  }
+
+  /** A header line buf[a, z): kept only when KEEP names it; a repeated one is joined with ', '. */
+  function headerLine(x: Exchange, buf: Uint8Array, a: number, z: number): void {
+    const k = kept(buf, a, z);
+    // Lines without a name are tolerated and dropped, like obsolete folding.
+    if (k === undefined) return;
+    let v0 = a + k.length + 1;
+    let v1 = z;
+    while (v0 < v1 && (buf[v0] === 32 || buf[v0] === 9)) v0++;
+    while (v1 > v0 && (buf[v1 - 1] === 32 || buf[v1 - 1] === 9)) v1--;
+    const v = decodeUtf8(buf.subarray(v0, v1));
+    if (v === undefined) return fail(x, 'encoding', k + ' header is not UTF-8');
+    const prev = x.headers_[k];
+    x.headers_[k] = typeof prev === 'string' ? prev + ', ' + v : v;
+  }
+
   /** Copies what arrived into a buffer of the exchange's own, with room for `need` bytes. */
   function grow(x: Exchange, need: number): void {
-    const buf = x.buf;
-    const grown = new Uint8Array(Math.min(max, x.borrowed ? need : Math.max(need, buf.length * 2)));
-    grown.set(buf.subarray(0, x.n));
-    x.buf = grown;
-    x.borrowed = false;
+    const buf = x.buf_;
+    const grown = new Uint8Array(Math.min(max, x.borrowed_ ? need : Math.max(need, buf.length * 2)));
+    grown.set(buf.subarray(0, x.end_));
+    x.buf_ = grown;
+    x.borrowed_ = false;
   }
   return {
     request: (req) => {
@@ -359,6 +363,25 @@ export function createHttpClient(
     },
     stats: () => st,
   };
+}
+
+/**
+ * True when buf[a, z) is a status line as /^HTTP\/\d\.\d (\d\d\d)(?: (.*))?$/
+ * would take it, with a reason of UTF-8 without CR, U+2028 or U+2029 ('.'
+ * takes no line end), read byte by byte: no match array, no string.
+ */
+function isStatusLine(buf: Uint8Array, a: number, z: number): boolean {
+  let ok = z - a === 12 || (z - a > 12 && buf[a + 12] === 32);
+  for (let i = 0; ok && i < 12; i++) {
+    const b = buf[a + i] as number;
+    const f = STATUS_FORM.charCodeAt(i);
+    ok = f === 48 ? b >= 48 && b <= 57 : b === f;
+  }
+  for (let i = a + 13; ok && i < z; i++) {
+    const b = buf[i] as number;
+    ok = b !== CR && !(b === 0xe2 && buf[i + 1] === 0x80 && ((buf[i + 2] as number) | 1) === 0xa9);
+  }
+  return ok && isUtf8(buf, a, z);
 }
 
 /** The headers anyone reads (this client, the service client, the tests); every other line is skipped unread. */
@@ -378,19 +401,4 @@ function kept(b: Uint8Array, a: number, z: number): string | undefined {
     if (i === k.length) return k;
   }
   return undefined;
-}
-
-/** Bytes of s in UTF-8, as the encoder makes them: 4 for a surrogate pair, 3 for a lone surrogate. */
-function utf8Length(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n++;
-    else {
-      n += 2;
-      if (c >= 0xd800 && c < 0xdc00 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
-    }
-  }
-  return n;
 }
