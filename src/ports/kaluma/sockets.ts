@@ -1,4 +1,4 @@
-import type { Socket, SocketFactory, TimerId } from '../ports';
+import type { Socket, SocketFactory, SocketHandlers, TimerId } from '../ports';
 import { kalumaTimers } from './time';
 import { keepCollecting } from './heap';
 
@@ -94,21 +94,23 @@ export const LINGER_MS: number = K.LINGER_MS;
 export const QUARANTINE_MS: number = K.QUARANTINE_MS;
 export const PLACEHOLDERS: number = K.PLACEHOLDERS;
 
+// Properties ending in '_' get short names in the device build
+// (scripts/build/mangle.ts); the driver's own (Slot) keep theirs.
 interface Conn extends Socket {
-  fd: number;
-  obj: Slot;
+  fd_: number;
+  slot_: Slot;
   /** Closed by the driver or by us, or abandoned: nothing more to do. */
-  done: boolean;
+  done_: boolean;
   /** The handshake completed: lwIP holds the connection until a FIN or a close. */
-  up: boolean;
-  linger: TimerId | undefined;
+  up_: boolean;
+  linger_: TimerId | undefined;
 }
 
 /** A slot taken back after we closed first, and the timer that gives it up. */
 interface Held {
-  fd: number;
-  obj: Slot;
-  t: TimerId;
+  fd_: number;
+  slot_: Slot;
+  timer_: TimerId;
 }
 
 const open: Conn[] = [];
@@ -120,9 +122,9 @@ let abandoned = 0;
 const ours = (fd: number, obj: Slot): boolean => __netdev.get(fd) === obj;
 
 function forget(c: Conn): void {
-  c.done = true;
-  if (c.linger !== undefined) kalumaTimers.clearTimeout(c.linger);
-  c.linger = undefined;
+  c.done_ = true;
+  if (c.linger_ !== undefined) kalumaTimers.clearTimeout(c.linger_);
+  c.linger_ = undefined;
   const i = open.indexOf(c);
   if (i >= 0) open.splice(i, 1);
 }
@@ -135,29 +137,29 @@ function forget(c: Conn): void {
  * connection's objects can go.
  */
 function gone(c: Conn): boolean {
-  if (!ours(c.fd, c.obj)) {
+  if (!ours(c.fd_, c.slot_)) {
     forget(c);
     return true;
   }
   // A slot the driver never connected has no PCB of lwIP's to free twice.
-  if (c.obj.state === 0) return false;
-  __netdev.write(c.fd, '');
+  if (c.slot_.state === 0) return false;
+  __netdev.write(c.fd_, '');
   if (__netdev.errno !== -1) return false;
-  c.obj.read_cb = c.obj.close_cb = c.obj.connect_cb = undefined;
+  c.slot_.read_cb = c.slot_.close_cb = c.slot_.connect_cb = undefined;
   abandoned++;
   forget(c);
   return true;
 }
 
 function close(c: Conn): void {
-  if (c.done || gone(c)) return;
+  if (c.done_ || gone(c)) return;
   forget(c);
-  c.obj.read_cb = c.obj.close_cb = c.obj.connect_cb = undefined;
-  const fd = c.fd;
+  c.slot_.read_cb = c.slot_.close_cb = c.slot_.connect_cb = undefined;
+  const fd = c.fd_;
   __netdev.close(fd);
   // A connection that never completed its handshake is freed by lwIP at
   // once (SYN_SENT); one that did waits in FIN_WAIT for the peer's FIN.
-  if (!c.up) return;
+  if (!c.up_) return;
   // Quarantine: fd, just closed first by us, is taken back at once by a
   // socket that is never connected, so that the peer's late FIN closes that
   // placeholder (the driver finds no PCB on it: harmless) and not the next
@@ -186,14 +188,14 @@ function close(c: Conn): void {
   // Every placeholder waits as long, and one that ends early takes its timer
   // with it: the timer that fires is always the oldest placeholder's (the
   // timer calls unhold with no argument: the oldest).
-  held.push({ fd, obj, t: kalumaTimers.setTimeout(unhold, K.QUARANTINE_MS) });
+  held.push({ fd_: fd, slot_: obj, timer_: kalumaTimers.setTimeout(unhold, K.QUARANTINE_MS) });
   // More than PLACEHOLDERS held: the oldest goes.
   if (held[K.PLACEHOLDERS]) unhold();
 }
 
 /** A placeholder's close_cb, one for all: a placeholder whose slot was closed under it (by a FIN) is done. */
 function finned(): void {
-  for (let i = held.length - 1; i >= 0; i--) if (!ours((held[i] as Held).fd, (held[i] as Held).obj)) unhold(i);
+  for (let i = held.length - 1; i >= 0; i--) if (!ours((held[i] as Held).fd_, (held[i] as Held).slot_)) unhold(i);
 }
 
 /** Ends placeholder i (the oldest by default): its slot is closed, unless a FIN or a radio reset closed it already. */
@@ -201,11 +203,77 @@ function unhold(i = 0): void {
   const q = held[i];
   if (!q) return;
   held.splice(i, 1);
-  kalumaTimers.clearTimeout(q.t);
-  if (ours(q.fd, q.obj)) {
-    q.obj.close_cb = undefined;
-    __netdev.close(q.fd);
+  kalumaTimers.clearTimeout(q.timer_);
+  if (ours(q.fd_, q.slot_)) {
+    q.slot_.close_cb = undefined;
+    __netdev.close(q.fd_);
   }
+}
+
+/** A free slot; when none is left, placeholders give theirs up, oldest first. */
+function freeSlot(): number {
+  for (;;) {
+    try {
+      return __netdev.socket('AF_INET', 'STREAM');
+    } catch (e) {
+      // 'WiFi is not connected.' (or not initialised) is not for want of a slot.
+      if (!held.length || String(e).indexOf('WiFi') >= 0) throw e;
+      unhold();
+    }
+  }
+}
+
+/** Writes `data` to the driver in pieces of at most PIECE bytes of its copy; throws when it refuses one. */
+function writePieces(fd: number, data: Uint8Array | string): void {
+  const text = typeof data === 'string';
+  for (let i = 0; i < data.length; ) {
+    let end = i;
+    let piece = '';
+    if (text) {
+      // ASCII only (the port's contract; not checked here, the client
+      // hands over only a request it found ASCII): a character is one
+      // byte of the driver's copy, so a piece is PIECE characters, and a
+      // request of one piece goes as the very string it is, no copy.
+      end = i + K.PIECE;
+      piece = i || end < data.length ? data.substring(i, end) : data;
+    } else {
+      for (let room: number = K.PIECE; end < data.length && room > 0; end++) room -= (data[end] as number) < 128 ? 1 : 2;
+      // The piece's string is made SPAN bytes at a time: apply() lists its
+      // arguments on the heap, which with the string's making takes about
+      // 7 B a byte at once (8 KB for a whole piece, 2.4 KB this way).
+      for (let k = i; k < end; k += K.SPAN) {
+        const z = k + K.SPAN < end ? k + K.SPAN : end;
+        // A small request goes as it is, without a view of it.
+        piece += String.fromCharCode.apply(null, (k || z < data.length ? data.subarray(k, z) : data) as unknown as number[]);
+      }
+    }
+    // One driver write; a refusal means the connection is gone.
+    __netdev.write(fd, piece);
+    if (__netdev.errno === -1) throw new Error('the driver refused the write');
+    i = end;
+  }
+}
+
+/** Hooks the driver's callbacks of c's slot to the caller's handlers. */
+function hook(c: Conn, h: SocketHandlers, host: string, target: string): void {
+  const obj = c.slot_;
+  obj.connect_cb = () => {
+    if (c.done_) return;
+    c.up_ = true;
+    const a = obj.raddr;
+    const dotted = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+    if (target === host && !dotted.test(host) && a && dotted.test(a) && a !== '0.0.0.0') resolved[host] = a;
+    h.onConnect();
+  };
+  obj.read_cb = (d) => {
+    if (!c.done_) h.onData(d);
+  };
+  // The driver closed the slot: the peer's FIN.
+  obj.close_cb = () => {
+    if (c.done_) return;
+    forget(c);
+    h.onClose();
+  };
 }
 
 export const kalumaSockets: SocketFactory = {
@@ -213,84 +281,31 @@ export const kalumaSockets: SocketFactory = {
     keepCollecting();
     for (let i = open.length - 1; i >= 0; i--) gone(open[i] as Conn);
     const target = resolved[host] || host;
-    // A free slot; when none is left, placeholders give theirs up, oldest first.
-    let fd: number;
-    for (;;) {
-      try {
-        fd = __netdev.socket('AF_INET', 'STREAM');
-        break;
-      } catch (e) {
-        // 'WiFi is not connected.' (or not initialised) is not for want of a slot.
-        if (!held.length || String(e).indexOf('WiFi') >= 0) throw e;
-        unhold();
-      }
-    }
+    const fd = freeSlot();
     const obj = __netdev.get(fd) as Slot;
     // The connection's record is the Socket the caller holds, too.
     const c: Conn = {
-      fd,
-      obj,
-      done: false,
-      up: false,
-      linger: undefined,
+      fd_: fd,
+      slot_: obj,
+      done_: false,
+      up_: false,
+      linger_: undefined,
       write(data) {
-        if (c.done || !ours(fd, obj)) throw new Error('socket closed');
-        const text = typeof data === 'string';
-        for (let i = 0; i < data.length; ) {
-          let end = i;
-          let piece = '';
-          if (text) {
-            // ASCII only (the port's contract; not checked here, the client
-            // hands over only a request it found ASCII): a character is one
-            // byte of the driver's copy, so a piece is PIECE characters, and a
-            // request of one piece goes as the very string it is, no copy.
-            end = i + K.PIECE;
-            piece = i || end < data.length ? data.substring(i, end) : data;
-          } else {
-            for (let room: number = K.PIECE; end < data.length && room > 0; end++) room -= (data[end] as number) < 128 ? 1 : 2;
-            // The piece's string is made SPAN bytes at a time: apply() lists its
-            // arguments on the heap, which with the string's making takes about
-            // 7 B a byte at once (8 KB for a whole piece, 2.4 KB this way).
-            for (let k = i; k < end; k += K.SPAN) {
-              const z = k + K.SPAN < end ? k + K.SPAN : end;
-              // A small request goes as it is, without a view of it.
-              piece += String.fromCharCode.apply(null, (k || z < data.length ? data.subarray(k, z) : data) as unknown as number[]);
-            }
-          }
-          // One driver write; a refusal means the connection is gone.
-          __netdev.write(fd, piece);
-          if (__netdev.errno === -1) throw new Error('the driver refused the write');
-          i = end;
-        }
+        if (c.done_ || !ours(fd, obj)) throw new Error('socket closed');
+        writePieces(fd, data);
       },
       release() {
-        if (c.done || c.linger !== undefined) return;
-        // close() forgets c, which clears c.linger, on every path.
-        c.linger = kalumaTimers.setTimeout(() => close(c), K.LINGER_MS);
+        if (c.done_ || c.linger_ !== undefined) return;
+        // close() forgets c, which clears c.linger_, on every path.
+        c.linger_ = kalumaTimers.setTimeout(() => close(c), K.LINGER_MS);
       },
       destroy() {
         // An address that never answered may be stale: resolve again next time.
-        if (!c.up) delete resolved[host];
+        if (!c.up_) delete resolved[host];
         close(c);
       },
     };
-    obj.connect_cb = () => {
-      if (c.done) return;
-      c.up = true;
-      const a = obj.raddr;
-      const dotted = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
-      if (target === host && !dotted.test(host) && a && dotted.test(a) && a !== '0.0.0.0') resolved[host] = a;
-      h.onConnect();
-    };
-    obj.read_cb = (d) => {
-      if (!c.done) h.onData(d);
-    };
-    // The driver closed the slot: the peer's FIN.
-    obj.close_cb = () => {
-      if (c.done) return;
-      forget(c);
-      h.onClose();
-    };
+    hook(c, h, host, target);
     try {
       // Blocks in DNS for a host name (at most ~3 s); throws when it fails.
       __netdev.connect(fd, target, port);
@@ -300,7 +315,7 @@ export const kalumaSockets: SocketFactory = {
       // Wi-Fi down, DNS failure or no PCB: nothing reached the peer. The
       // caller gets the throw (the better reason), not an onClose as well.
       delete resolved[host];
-      c.done = true;
+      c.done_ = true;
       obj.read_cb = obj.close_cb = obj.connect_cb = undefined;
       if (ours(fd, obj)) __netdev.close(fd);
       throw e;
