@@ -8,18 +8,19 @@ import type { Filter } from './filter';
 
 export type { Filter } from './filter';
 
+// Properties ending in '_' get short names in the device build (scripts/build/mangle.ts).
 interface Step {
-  s: FilterSpec;
-  /** average, median: the last n values pushed, in ring order; k is the next slot. */
-  w: number[];
-  n: number;
-  k: number;
+  spec_: FilterSpec;
+  /** average, median: the last `size_` values pushed, in ring order; `next_` is the next slot. */
+  window_: number[];
+  size_: number;
+  next_: number;
   /** median: the window sorted, reused at every push. */
-  m: number[];
+  sorted_: number[];
   /** ewma: the mean; delta: the last value passed. */
-  v: number | undefined;
+  last_: number | undefined;
   /** delta, throttle: when the last value passed. */
-  t: number | undefined;
+  passedAt_: number | undefined;
 }
 
 export function createFilter(spec: FilterSpec): Filter {
@@ -43,31 +44,31 @@ export function createFilter(spec: FilterSpec): Filter {
  */
 export function createChain(specs: FilterSpec[]): Filter {
   // Chains without steps hold no state: one serves them all.
-  if (!specs.length) return none || (none = { push, s: [] });
+  if (!specs.length) return none || (none = { push, steps_: [] });
   const steps: Step[] = [];
   for (const s of specs) {
     const n = s.type === 'average' || s.type === 'median' ? (s.window >= 1 ? Math.floor(s.window) : 1) : 0;
-    steps.push({ s, w: [], n, k: 0, m: [], v: undefined, t: undefined });
+    steps.push({ spec_: s, window_: [], size_: n, next_: 0, sorted_: [], last_: undefined, passedAt_: undefined });
   }
-  const chain: Chain = { push, s: steps };
+  const chain: Chain = { push, steps_: steps };
   return chain;
 }
 
 interface Chain extends Filter {
-  s: Step[];
+  steps_: Step[];
 }
 
 let none: Chain | undefined;
 
 function push(this: Chain, value: number, atMs: number): number | undefined {
   let v = value;
-  for (const st of this.s) {
-    const s = st.s;
+  for (const st of this.steps_) {
+    const s = st.spec_;
     if (s.type === 'average' || s.type === 'median') {
-      const w = st.w;
-      if (w.length < st.n) w.push(v);
-      else w[st.k] = v;
-      st.k = (st.k + 1) % st.n;
+      const w = st.window_;
+      if (w.length < st.size_) w.push(v);
+      else w[st.next_] = v;
+      st.next_ = (st.next_ + 1) % st.size_;
       const len = w.length;
       if (s.type === 'average') {
         v = 0;
@@ -75,7 +76,7 @@ function push(this: Chain, value: number, atMs: number): number | undefined {
         v /= len;
       } else {
         // Insertion sort into the step's own array: no copy, no comparator per push.
-        const m = st.m;
+        const m = st.sorted_;
         for (let i = 0; i < len; i++) {
           const x = w[i]!;
           let j = i;
@@ -86,18 +87,18 @@ function push(this: Chain, value: number, atMs: number): number | undefined {
         v = len % 2 === 1 ? m[mid]! : (m[mid - 1]! + m[mid]!) / 2;
       }
     } else if (s.type === 'ewma') {
-      v = st.v = st.v === undefined ? v : st.v + s.alpha * (v - st.v);
+      v = st.last_ = st.last_ === undefined ? v : st.last_ + s.alpha * (v - st.last_);
     } else if (s.type === 'clamp') {
       if (!(v >= s.min && v <= s.max)) return undefined;
     } else if (s.type === 'delta') {
-      if (st.v !== undefined && Math.abs(v - st.v) < s.threshold && !(s.heartbeatMs > 0 && atMs - st.t! >= s.heartbeatMs)) {
+      if (st.last_ !== undefined && Math.abs(v - st.last_) < s.threshold && !(s.heartbeatMs > 0 && atMs - st.passedAt_! >= s.heartbeatMs)) {
         return undefined;
       }
-      st.v = v;
-      st.t = atMs;
+      st.last_ = v;
+      st.passedAt_ = atMs;
     } else {
-      if (st.t !== undefined && atMs - st.t < s.minIntervalMs) return undefined;
-      st.t = atMs;
+      if (st.passedAt_ !== undefined && atMs - st.passedAt_ < s.minIntervalMs) return undefined;
+      st.passedAt_ = atMs;
     }
   }
   return v;

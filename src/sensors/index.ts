@@ -8,21 +8,22 @@ import type { Sensor, SensorSample } from './sensor';
 
 export type { Sensor, SensorSample } from './sensor';
 
+// Properties ending in '_' get short names in the device build (scripts/build/mangle.ts).
 interface Live extends Sensor {
-  c: SensorConfig;
+  cfg_: SensorConfig;
   /** The open input; undefined once closed. */
-  i: (AnalogIn & DigitalIn) | undefined;
+  input_: (AnalogIn & DigitalIn) | undefined;
   /** analog, temperature: reference volts. digital: 1 to invert. */
-  a: number;
+  vrefOrInvert_: number;
   /** analog: scale. */
-  b: number;
+  scale_: number;
   /** analog: offset; temperature: offsetC. */
-  d: number;
+  offset_: number;
   /** counter: rising edges since the last sample, last level, poll timer. */
-  n: number;
-  l: number;
-  t: TimerId | undefined;
-  m: Timers;
+  edges_: number;
+  level_: number;
+  poll_: TimerId | undefined;
+  timers_: Timers;
 }
 
 /**
@@ -43,47 +44,47 @@ interface Live extends Sensor {
 export function createSensor(o: { cfg: SensorConfig; pins: Pins; timers: Timers }): Sensor {
   const cfg = o.cfg;
   const kind = cfg.kind;
-  const s: Live = { name: cfg.name, sample, close, c: cfg, i: undefined, a: cfg.vrefV ?? 3.3, b: cfg.scale ?? 1, d: cfg.offset ?? 0, n: 0, l: 0, t: undefined, m: o.timers };
+  const s: Live = { name: cfg.name, sample, close, cfg_: cfg, input_: undefined, vrefOrInvert_: cfg.vrefV ?? 3.3, scale_: cfg.scale ?? 1, offset_: cfg.offset ?? 0, edges_: 0, level_: 0, poll_: undefined, timers_: o.timers };
   if (kind === 'digital' || kind === 'counter') {
     const input = o.pins.digitalIn(cfg.pin, cfg.pull ?? (kind === 'digital' ? 'none' : 'up')) as AnalogIn & DigitalIn;
-    s.i = input;
-    if (kind === 'digital') s.a = cfg.invert === true ? 1 : 0;
+    s.input_ = input;
+    if (kind === 'digital') s.vrefOrInvert_ = cfg.invert === true ? 1 : 0;
     else {
       const pollMs = cfg.pollMs ?? 10;
-      s.l = input.read();
+      s.level_ = input.read();
       const poll = (): void => {
-        if (!s.i) return;
-        const level = s.i.read();
-        if (level === 1 && s.l === 0) s.n++;
-        s.l = level;
+        if (!s.input_) return;
+        const level = s.input_.read();
+        if (level === 1 && s.level_ === 0) s.edges_++;
+        s.level_ = level;
         // Re-armed only after the read: one poll at a time, stopped by close().
-        s.t = o.timers.setTimeout(poll, pollMs);
+        s.poll_ = o.timers.setTimeout(poll, pollMs);
       };
-      s.t = o.timers.setTimeout(poll, pollMs);
+      s.poll_ = o.timers.setTimeout(poll, pollMs);
     }
   } else {
-    if (kind === 'temperature') s.d = cfg.offsetC ?? 0;
+    if (kind === 'temperature') s.offset_ = cfg.offsetC ?? 0;
     else if (cfg.points) {
       const [[v1, y1], [v2, y2]] = cfg.points;
-      s.b = (y2 - y1) / (v2 - v1);
-      s.d = y1 - v1 * s.b;
+      s.scale_ = (y2 - y1) / (v2 - v1);
+      s.offset_ = y1 - v1 * s.scale_;
     }
-    s.i = o.pins.analogIn(cfg.pin) as AnalogIn & DigitalIn;
+    s.input_ = o.pins.analogIn(cfg.pin) as AnalogIn & DigitalIn;
   }
   return s;
 }
 
 function sample(this: Live): SensorSample | undefined {
-  const input = this.i;
-  const cfg = this.c;
+  const input = this.input_;
+  const cfg = this.cfg_;
   if (!input) return undefined;
   let value: number;
   if (cfg.kind === 'digital') {
     const level = input.read();
-    value = this.a ? 1 - level : level;
+    value = this.vrefOrInvert_ ? 1 - level : level;
   } else if (cfg.kind === 'counter') {
-    value = this.n;
-    this.n = 0;
+    value = this.edges_;
+    this.edges_ = 0;
   } else {
     // The mean of `oversample` reads, none if one read is NaN or outside
     // [0, 1]: a broken read must not be averaged into a plausible value.
@@ -96,9 +97,9 @@ function sample(this: Live): SensorSample | undefined {
       f += x;
     }
     f /= n;
-    if (cfg.kind === 'temperature') value = 27 - (f * this.a - 0.706) / 0.001721 + this.d;
+    if (cfg.kind === 'temperature') value = 27 - (f * this.vrefOrInvert_ - 0.706) / 0.001721 + this.offset_;
     else {
-      value = f * this.a * this.b + this.d;
+      value = f * this.vrefOrInvert_ * this.scale_ + this.offset_;
       // Degenerate calibration points (equal volts) would otherwise send NaN or Infinity.
       if (!isFinite(value)) return undefined;
     }
@@ -107,8 +108,8 @@ function sample(this: Live): SensorSample | undefined {
 }
 
 function close(this: Live): void {
-  if (!this.i) return;
-  if (this.t !== undefined) this.m.clearTimeout(this.t);
-  this.i.close();
-  this.i = undefined;
+  if (!this.input_) return;
+  if (this.poll_ !== undefined) this.timers_.clearTimeout(this.poll_);
+  this.input_.close();
+  this.input_ = undefined;
 }
