@@ -7,6 +7,7 @@ import { createHttpClient } from '../net/http';
 import type { HttpClient } from '../net/types';
 import type { Platform } from '../ports/ports';
 import type { Outbox } from '../queue/types';
+import type { ColdLoader } from '../cold';
 import { createServiceClient } from '../service/client';
 import type { ServiceClient } from '../service/client';
 import { createSensor } from '../sensors/index';
@@ -65,6 +66,8 @@ export function createAgent(o: {
   onDelivered?: (d: Delivery) => void;
   /** Each Delivery carries its body (see Uplink's keepBody). */
   keepBody?: boolean;
+  /** Loads cold code by name (the cold loader's load()): the uplink's for held devices. */
+  load?: ColdLoader['load'];
 }): AgentResult {
   const { p, config } = o;
   const lim = config.agent;
@@ -128,6 +131,7 @@ export function createAgent(o: {
     },
     onDelivered: o.onDelivered,
     keepBody: o.keepBody,
+    load: o.load,
   });
   const assembler = createAssembler({
     devices: config.devices, queue: o.queue, clock: p.clock, timers: p.timers, time, bootId: o.bootId, log: p.log,

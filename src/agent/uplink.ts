@@ -13,6 +13,8 @@ import type { DeviceRef } from '../service/client';
 import { LINK_CHECK_MAX_MS } from './link';
 import type { Link } from './link';
 import type { Outbox as Queue, OutboxRecord as QueueRecord } from '../queue/types';
+import type { heldPicker, Picked, Picker } from './held';
+import type { ColdLoader } from '../cold';
 import { stampPayload } from './stamp';
 import type { TimeKeeper } from './time';
 
@@ -136,6 +138,8 @@ export function createUplink(o: {
   onDelivered?: (d: Delivery) => void;
   /** Keep each body for onDelivered (the host's dashboard): a batch's is 2.2 KB held through the reply. */
   keepBody?: boolean;
+  /** Loads cold code by name: here the held devices' lanes ('held'). */
+  load?: ColdLoader['load'];
 }): Uplink {
   const st: UplinkStats = { sent: 0, delivered: 0, requests: 0, retries: 0, rejected: 0, bytesSent: 0, reports: 0, held: [] };
   let side: { dev: DeviceRef; json: string } | undefined;
@@ -185,33 +189,29 @@ export function createUplink(o: {
     o.log.info('uplink: device ' + device + ' delivers again after ' + Math.round((o.clock.uptimeMs() - h.sinceMs) / 1000) + ' s held');
   }
 
+  /** The held devices' code (cold module 'held'), once loaded; the load's last error, logged once. */
+  let picker: Picker | undefined;
+  let loadError: string | undefined;
+
   /**
-   * The record to send next and the queue it heads: a lane's head first (the
-   * oldest of those whose device is not waiting), else the outbox's head.
-   * An outbox head whose device waits, or still has a lane, is moved to that
-   * device's lane while any device can be sent to (0: pick again). Undefined
-   * when nothing can go now: a held device is tried again at the first wake
-   * (a reading queued, a report, a read) after its next try is due.
+   * The record to send next and the queue it heads (0: pick again;
+   * undefined: nothing can go now). Without lanes, the outbox's head, unless
+   * its device waits. With a device held, or lanes an earlier boot left,
+   * the choice is the held code's (src/agent/held.ts): a lane's head first,
+   * and a waiting device's records moved aside so the others go on. A held
+   * device is tried again at the first wake (a reading queued, a report, a
+   * read) after its next try is due.
    */
-  function pick(now: number): { q: Queue; head: QueueRecord } | 0 | undefined {
+  function pick(now: number): Picked {
     const box = o.queue;
-    let best: { q: Queue; head: QueueRecord } | undefined;
-    const names = box.lanes ? box.lanes() : [];
-    for (let i = 0; i < names.length; i++) {
-      const n = names[i] as string;
-      const l = waits(n, now) ? undefined : (box.lane as NonNullable<Queue['lane']>)(n);
-      const h = l ? l.peek(1)[0] : undefined;
-      if (l && h && (!best || h.seq < best.head.seq)) best = { q: l, head: h };
+    if (!picker && o.load && (st.held.length || (box.found && box.found.length))) {
+      const m = o.load<typeof heldPicker>('held');
+      if (m.ok) picker = m.value(box, o.devices, waits);
+      else if (m.error !== loadError) o.log.error('uplink: ' + (loadError = m.error) + '; a held device holds the others up');
     }
-    if (best) return best;
+    if (picker) return picker(now);
     const head = box.peek(1)[0];
-    if (!head || (!waits(head.device, now) && names.indexOf(head.device) < 0)) return head ? { q: box, head } : undefined;
-    let free = false;
-    for (let i = 0; i < o.devices.length && !free; i++) free = !waits((o.devices[i] as DeviceConfig).name, now);
-    const l = free && box.lane ? box.lane(head.device, true) : undefined;
-    if (!l || !l.push(head)) return undefined;
-    box.ack(1);
-    return 0;
+    return head && !waits(head.device, now) ? { q: box, head } : undefined;
   }
 
   /** The configured device a record is for, or undefined when it is no longer configured. */

@@ -3,7 +3,6 @@
 // unusable (readings still flow while the link is up).
 
 import { encodeFrame } from './frame';
-import { addLanes } from './lanes';
 import type { Outbox, OutboxRecord, OutboxStats } from './types';
 
 export interface MemoryOutboxOptions {
@@ -67,5 +66,9 @@ export function createMemoryOutbox(o: MemoryOutboxOptions): Outbox {
       return seq++;
     },
   };
-  return o.lane ? box : addLanes(box, () => createMemoryOutbox({ maxRecords: Infinity, lane: true }), [], (s) => s.depth >= o.maxRecords);
+  if (!o.lane) {
+    box.openLane = () => createMemoryOutbox({ maxRecords: Infinity, lane: true });
+    box.full = (s) => s.depth >= o.maxRecords;
+  }
+  return box;
 }

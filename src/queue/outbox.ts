@@ -39,7 +39,6 @@
 import type { FileStore, Log } from '../ports/ports';
 import { decodeUtf8 } from '../utf8';
 import { FRAME_HEADER, checkFrame, decodeFrame, enc, encodeFrame, frameSeq, frameSize } from './frame';
-import { addLanes } from './lanes';
 import type { Outbox, OutboxRecord, OutboxStats } from './types';
 
 export interface FileOutboxOptions {
@@ -387,11 +386,10 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       return c.n++;
     },
   };
-  if (o.lane) return box;
-  return addLanes(
-    box,
-    (device) => createOutbox({ files, dir: o.dir + '/h-' + device, maxBytes: Infinity, segmentBytes: segBytes, log: o.log, lane: true }),
-    found,
-    (s, bytes) => s.bytes + bytes > maxBytes,
-  );
+  if (!o.lane) {
+    box.found = found;
+    box.openLane = (device) => createOutbox({ files, dir: o.dir + '/h-' + device, maxBytes: Infinity, segmentBytes: segBytes, log: o.log, lane: true });
+    box.full = (s, bytes) => s.bytes + bytes > maxBytes;
+  }
+  return box;
 }

@@ -53,8 +53,14 @@ export interface Outbox {
   undrop(n: number): void;
   /** A new bound on stored bytes, applied at once (oldest dropped to fit); absent where the bound is a count. */
   setMaxBytes?(n: number): void;
+  /** Held devices' lanes an earlier boot left (their names): the lanes' code is loaded at the start then. */
+  found?: string[];
+  /** Makes (or opens again) a held device's lane: an outbox of its own, unbounded itself, without lanes. */
+  openLane?(device: string): Outbox | undefined;
+  /** Whether this outbox and its lanes, `s` together, are past the bound with `bytes` more. */
+  full?(s: OutboxStats, bytes: number): boolean;
   /**
-   * The lane of a held device (src/agent/uplink.ts): its records set aside
+   * The lane of a held device (src/agent/held.ts puts these in place): its records set aside
    * from the head, in order, so the other devices go on while it waits. Made
    * when `make`; otherwise undefined unless it holds records. A lane is an
    * outbox of its own (its own files) within this one's bound: when the

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/agent';
 import { HOLD_CAP_MS } from '../../src/agent/uplink';
 import type { WriteOutcome } from '../../src/agent/uplink';
+import type { LoadCold } from '../../src/agent/outputs';
 import type { AgentConfig } from '../../src/config/types';
 import { createMemoryOutbox } from '../../src/queue/memory';
 import { createOutbox } from '../../src/queue/outbox';
@@ -15,6 +16,7 @@ import type { TestPlatform } from '../fakes/platform';
 import { createFakeTime } from '../fakes/time';
 import type { FakeTime } from '../fakes/time';
 import { createFakeWriter } from '../fakes/writer';
+import { loadOutputsCode } from '../fakes/outputs-code';
 import type { Write } from '../fakes/writer';
 
 const seqOf = (body: string): number => Number(/seq"?[=:]"?(\d+)/.exec(body)?.[1] ?? -1);
@@ -22,9 +24,9 @@ const OK: WriteOutcome = { kind: 'ok', status: 200, bytesSent: 1 };
 
 type Answer = (w: Write, n: number, nowMs: number) => WriteOutcome;
 
-function boot(o: { time: FakeTime; p: TestPlatform; queue: Outbox; answer: Answer; writes: Write[]; bootId?: number; cfg?: AgentConfig }) {
+function boot(o: { time: FakeTime; p: TestPlatform; queue: Outbox; answer: Answer; writes: Write[]; bootId?: number; cfg?: AgentConfig; load?: LoadCold; loads?: Record<string, number> }) {
   const fw = createFakeWriter((w, n) => o.answer(w, n, o.time.now()));
-  const made = createAgent({ p: o.p, config: o.cfg ?? testConfig(), queue: o.queue, bootId: o.bootId ?? 1, writer: fw.writer });
+  const made = createAgent({ p: o.p, config: o.cfg ?? testConfig(), queue: o.queue, bootId: o.bootId ?? 1, writer: fw.writer, load: o.load ?? loadOutputsCode(o.loads) });
   if (!made.ok) throw new Error(made.error);
   // Every write of every boot, in order.
   const orig = fw.writes.push.bind(fw.writes);
@@ -170,11 +172,13 @@ describe('a held device on the flash outbox', () => {
     await time.advance(119000);
     first.agent.stop();
     const q2 = open();
-    // The held device's readings are in its lane, found again at boot.
-    expect(q2.lanes!()).toEqual(['tj']);
-    expect(q2.stats().depth).toBe(12);
+    // The held device's readings are in its lane, found again at boot, and the lanes' code is loaded at the start.
+    expect(q2.found).toEqual(['tj']);
     refused = false;
-    const second = boot({ time, p, queue: q2, writes, answer, bootId: 2 });
+    const loads: Record<string, number> = {};
+    const second = boot({ time, p, queue: q2, writes, answer, bootId: 2, loads });
+    await time.advance(1);
+    expect(loads['held']).toBe(1);
     await time.advance(29000);
     second.agent.sampler.stop();
     await time.advance(5000);
@@ -216,5 +220,41 @@ describe('a held device on the flash outbox', () => {
     expect(queue.stats().depth).toBe(0);
     // The other devices lost nothing.
     expect(delivered.filter((w) => w.deviceId === 1)).toHaveLength(groups);
+  });
+});
+
+describe('the held devices\' code (cold module \'held\')', () => {
+  it('is not loaded while the service takes every write', async () => {
+    const time = createFakeTime();
+    const p = createTestPlatform({ time });
+    const loads: Record<string, number> = {};
+    const { agent, delivered } = boot({ time, p, queue: createMemoryOutbox({ maxRecords: 1000 }), writes: [], answer: () => OK, loads });
+    await time.advance(60000);
+    agent.stop();
+    expect(delivered.length).toBeGreaterThan(15);
+    expect(loads).toEqual({});
+  });
+
+  it('when it cannot be loaded: a held device holds the others up, nothing is lost, and it is said once', async () => {
+    const time = createFakeTime();
+    const p = createTestPlatform({ time });
+    const queue = createMemoryOutbox({ maxRecords: 1000 });
+    let refused = true;
+    const load: LoadCold = () => ({ ok: false, error: "cold code held: heap short (12000 B free)" });
+    const { agent, delivered } = boot({
+      time, p, queue, writes: [], load,
+      answer: (w) => (w.deviceId === 2 && refused ? { kind: 'hold', reason: 'HTTP 401 Unauthorized', status: 401, bytesSent: 1 } : OK),
+    });
+    await time.advance(59000);
+    expect(p.errors.filter((l) => l.includes('cold code held'))).toHaveLength(1);
+    refused = false;
+    await time.advance(HOLD_CAP_MS + 30000);
+    agent.sampler.stop();
+    await time.advance(10000);
+    agent.stop();
+    const groups = (queue.stats().nextSeq - 1) / 3;
+    for (const id of [2, 3]) expect(delivered.filter((w) => w.deviceId === id).map((w) => seqOf(w.body))).toEqual(Array.from({ length: groups }, (_, i) => id + 3 * i));
+    expect(delivered.filter((w) => w.deviceId === 1)).toHaveLength(groups);
+    expect(queue.stats()).toMatchObject({ depth: 0, dropped: 0, rejected: 0 });
   });
 });

@@ -2,10 +2,11 @@
 // ('outputs' kept while they run, 'output-read' for each read), straight
 // from their sources: for harnesses that run the runtime without a build.
 import { startOutputs } from '../../src/agent/outputs';
+import { heldPicker } from '../../src/agent/held';
 import type { LoadCold } from '../../src/agent/outputs';
 import { readSource } from '../../src/agent/output-read';
 
-export const OUTPUTS_CODE: Record<string, unknown> = { outputs: startOutputs, 'output-read': readSource };
+export const OUTPUTS_CODE: Record<string, unknown> = { outputs: startOutputs, 'output-read': readSource, held: heldPicker };
 
 /** Loads 'outputs' or 'output-read'; counts the loads of each in `loads`. */
 export function loadOutputsCode(loads: Record<string, number> = {}): LoadCold {

@@ -84,9 +84,11 @@ export function tapOutbox(
       inner.undrop(n);
       if (onUndrop) onUndrop(n);
     },
-    // A held device's records move into its lane: a move, not a new reading.
-    lane: (device, make) => (dead() || !inner.lane ? undefined : inner.lane(device, make)),
-    lanes: () => (dead() || !inner.lanes ? [] : inner.lanes()),
+    // What the held devices' lanes are made from (src/agent/held.ts puts them in
+    // place on this wrapper): a record moved into a lane is a move, not a new reading.
+    found: inner.found,
+    openLane: inner.openLane ? (device) => (dead() ? undefined : inner.openLane!(device)) : undefined,
+    full: inner.full ? (s, bytes) => inner.full!(s, bytes) : undefined,
     stats: () => inner.stats(),
     nextSeq: () => inner.nextSeq(),
   };
@@ -200,6 +202,7 @@ export class Rig {
     const made = createAgent({
       p, config: this.o.config, queue: this.queue, bootId: this.bootId,
       writer: typeof w === 'function' ? w(this) : w,
+      load: loadOutputsCode(),
     });
     if (!made.ok) throw new Error(made.error);
     this.agent = made.agent;
