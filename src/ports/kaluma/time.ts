@@ -34,11 +34,12 @@ const enum T {
 /** For the tests. */
 export const TICK_MS: number = T.TICK_MS;
 
+// A timer; its properties get short names in the device build (scripts/build/mangle.ts).
 interface Entry {
-  at: number;
-  cb: () => void;
+  at_: number;
+  run_: () => void;
   /** Arming order: ties fire in it, and a timer armed by a callback waits for the next tick. */
-  n: number;
+  order_: number;
 }
 
 const list: Entry[] = [];
@@ -61,12 +62,12 @@ function tick(): void {
     let due: Entry | undefined;
     for (let i = 0; i < list.length; i++) {
       const e = list[i] as Entry;
-      if (e.at <= now && e.n < limit && (!due || e.at < due.at || (e.at === due.at && e.n < due.n))) due = e;
+      if (e.at_ <= now && e.order_ < limit && (!due || e.at_ < due.at_ || (e.at_ === due.at_ && e.order_ < due.order_))) due = e;
     }
     if (!due) break;
     list.splice(list.indexOf(due), 1);
     try {
-      due.cb();
+      due.run_();
     } catch (e) {
       // Kaluma prints a callback's exception and goes on; so do we, without
       // letting it reach Kaluma (an interval whose callback throws is closed twice).
@@ -74,13 +75,13 @@ function tick(): void {
     }
   }
   let first = Infinity;
-  for (let i = 0; i < list.length; i++) if ((list[i] as Entry).at < first) first = (list[i] as Entry).at;
+  for (let i = 0; i < list.length; i++) if ((list[i] as Entry).at_ < first) first = (list[i] as Entry).at_;
   skip = first === Infinity ? 0 : Math.floor((first - now) / T.TICK_MS) - 1;
   // Keep the arming counter a small integer (a larger one is a heap number).
   if (armed > 0x4000000) {
     let min = armed;
-    for (let i = 0; i < list.length; i++) if ((list[i] as Entry).n < min) min = (list[i] as Entry).n;
-    for (let i = 0; i < list.length; i++) (list[i] as Entry).n -= min;
+    for (let i = 0; i < list.length; i++) if ((list[i] as Entry).order_ < min) min = (list[i] as Entry).order_;
+    for (let i = 0; i < list.length; i++) (list[i] as Entry).order_ -= min;
     armed -= min;
   }
   if (!list.length && ticker >= 0) {
@@ -91,7 +92,7 @@ function tick(): void {
 
 export const kalumaTimers: Timers = {
   setTimeout(cb, ms) {
-    const e: Entry = { at: millis() + (ms > 0 ? ms : 0), cb, n: armed++ };
+    const e: Entry = { at_: millis() + (ms > 0 ? ms : 0), run_: cb, order_: armed++ };
     list.push(e);
     skip = 0;
     if (ticker < 0) ticker = setInterval(tick, T.TICK_MS);
