@@ -345,6 +345,7 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
     const made = make({
       p, config, queue: outbox, bootId: state.bootId,
       keepBody: !!hooks.onDelivered,
+      load: hooks.outputs,
       onDelivered: (d) => {
         everDelivered = true;
         if (led) led.pulse();
