@@ -204,7 +204,8 @@ export function createUplink(o: {
    */
   function pick(now: number): Picked {
     const box = o.queue;
-    if (!picker && o.load && (st.held.length || (box.found && box.found.length))) {
+    // Lanes already in place (an agent before this one on the same outbox) or on flash from an earlier boot need it too.
+    if (!picker && o.load && (st.held.length || box.lanes || (box.found && box.found.length))) {
       const m = o.load<typeof heldPicker>('held');
       if (m.ok) picker = m.value(box, o.devices, waits);
       else if (m.error !== loadError) o.log.error('uplink: ' + (loadError = m.error) + '; a held device holds the others up');
