@@ -273,7 +273,8 @@ async function main(): Promise<void> {
   start();
   console.log("console: type help() for the commands, status() for the state; Ctrl-C stops");
 
-  const rl = createInterface({ input: process.stdin, terminal: process.stdin.isTTY });
+  // In a terminal the line editor echoes what is typed (it owns the terminal's input in raw mode).
+  const rl = createInterface({ input: process.stdin, output: process.stdin.isTTY ? process.stdout : undefined, terminal: process.stdin.isTTY });
   con.rl = rl;
   // In raw mode the terminal's Ctrl-C arrives here, not as a signal.
   rl.on('SIGINT', () => void stop('Ctrl-C'));
