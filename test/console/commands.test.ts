@@ -10,32 +10,12 @@ import type { AgentConfig } from '../../src/config/types';
 import { testConfig } from '../fakes/config';
 import { Board, DEAD_URL, provisioned, sharedService, text, until } from '../runtime/harness';
 import type { Booted } from '../runtime/harness';
+import { fresh, said, wholeFlash } from './helpers';
 
 const service = sharedService();
 
 const API_KEY = testConfig().service.apiKey;
 const WIFI_PASSWORD = testConfig().wifi.password;
-
-function fresh(cfg: AgentConfig = testConfig(DEAD_URL)): { board: Board; b: Booted } {
-  const board = new Board();
-  board.save(cfg);
-  return { board, b: board.boot() };
-}
-
-/** Lines printed by one command, info and error alike. */
-function said(b: Booted, f: () => unknown): string[] {
-  const from = b.out().length;
-  f();
-  return b.out().slice(from);
-}
-
-/** Every byte of every file on the board, as text. */
-function wholeFlash(board: Board): string {
-  return board.files
-    .paths()
-    .map((p) => p + '\n' + text(board.files.contents(p)))
-    .join('\n');
-}
 
 /** A config with sensors and Wi-Fi but no key and no device: what provision() starts from. */
 function unprovisioned(url: string): AgentConfig {

@@ -3,32 +3,11 @@
 // password, and changes nothing. And the view of unsaved changes: config()
 // lists what save() would change, old -> new, secrets masked.
 import { describe, expect, it } from 'vitest';
-import type { AgentConfig } from '../../src/config/types';
 import { testConfig } from '../fakes/config';
-import { Board, DEAD_URL, text } from '../runtime/harness';
-import type { Booted } from '../runtime/harness';
+import { fresh, said, wholeFlash } from './helpers';
 
 const PASSWORD = testConfig().wifi.password;
 const API_KEY = testConfig().service.apiKey;
-
-function fresh(cfg: AgentConfig = testConfig(DEAD_URL)): { board: Board; b: Booted } {
-  const board = new Board();
-  board.save(cfg);
-  return { board, b: board.boot() };
-}
-
-function said(b: Booted, f: () => unknown): string[] {
-  const from = b.out().length;
-  f();
-  return b.out().slice(from);
-}
-
-function wholeFlash(board: Board): string {
-  return board.files
-    .paths()
-    .map((p) => p + '\n' + text(board.files.contents(p)))
-    .join('\n');
-}
 
 /** Only printable ASCII and the ellipsis the masks use: nothing that garbles a terminal. */
 const PRINTABLE = /^[\x20-\x7e\u2026]*$/;
