@@ -1,6 +1,4 @@
-// Ordered start and stop of the data path:
-//   sensors -> filters -> sampler -> assembler -> outbox -> uplink -> service client -> HTTP -> socket
-// Everything that starts can stop, in reverse order.
+// Ordered start and stop of the data path (docs/architecture.md, The data path).
 import type { AgentConfig, SensorConfig } from '../config/types';
 import { createChain } from '../filters/index';
 import { createHttpClient } from '../net/http';
@@ -22,8 +20,7 @@ import type { TimeKeeper } from './time';
 import { createUplink } from './uplink';
 import type { Delivery, Uplink, Writer } from './uplink';
 
-// The figures the code uses, as a const enum: inlined, where a module-level
-// const is a binding on the device's engine.
+// A const enum is inlined by the build; a module-level const stays on the heap.
 const enum A {
   RadioOffMinIntervalMs = 300000,
   /** The lowest heapUsed of this window and the last stands for the live set. */
@@ -31,11 +28,9 @@ const enum A {
 }
 
 /**
- * Radio off between uploads only pays when uploads are far apart: a join
- * costs a scan plus association and DHCP (about 3 s at full current), which
- * equals roughly 200 s of associated idle in power-save mode (npm run bench
- * states the model). Below this sampling period the radio stays on even
- * when the option is set.
+ * Below this sampling period the radio stays on even when radio-off is set:
+ * a join (scan, association, DHCP) costs more than idling associated
+ * (`npm run bench` states the model).
  */
 export const RADIO_OFF_MIN_INTERVAL_MS: number = A.RadioOffMinIntervalMs;
 
@@ -82,9 +77,8 @@ export function createAgent(o: {
   let low = Infinity;
   let lastLow = Infinity;
   let liveAt = -Infinity;
-  // Plain loops, not filter/some/map callbacks: each function is ~77 B of
-  // bytecode on the device's engine. The sensors some device carries, the
-  // shortest period of those (the assembler's retry) and of all sensors.
+  // Plain loops, not callbacks: each function costs heap on the device. The
+  // sensors some device carries, the shortest period of those and of all.
   const used: SensorConfig[] = [];
   let retryMs = Infinity;
   let shortest = Infinity;
@@ -112,12 +106,9 @@ export function createAgent(o: {
     backoff: { baseMs: lim.backoffBaseMs, capMs: lim.backoffCapMs },
     sleepWhenIdle: lim.radioOffBetweenUploads && shortest >= (A.RadioOffMinIntervalMs as number),
     canSend: () => {
-      // heapUsed counts garbage not yet collected, and the engine collects
-      // after about 1/32 of the heap of growth: heapUsed saw-tooths from the
-      // live set up to ~6 KB above it. The lowest figure seen in this window
-      // and the one before (a reading per request) is the live set, with no
-      // allocation to force a collection when the heap is tightest; a live
-      // set that grew shows within two windows.
+      // heapUsed counts garbage too: the lowest reading of this window and the
+      // last stands for the live set, with nothing allocated to force a
+      // collection (docs/architecture.md, Delivery: the heap floor).
       const m = p.system.memory();
       if (!m) return undefined;
       const now = p.clock.uptimeMs();
@@ -136,7 +127,7 @@ export function createAgent(o: {
   const assembler = createAssembler({
     devices: config.devices, queue: o.queue, clock: p.clock, timers: p.timers, time, bootId: o.bootId, log: p.log,
     retryMs,
-    // wake() reads no `this`: no wrapper function needed (~100 B).
+    // wake() reads no `this`: no wrapper function needed.
     onQueued: uplink.wake,
   });
   const sensors: Sensor[] = [];

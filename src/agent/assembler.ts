@@ -1,9 +1,6 @@
-// Turns sensor samples into one queued record per device write. A Value
-// device writes each sample of its one sensor. JSON and XML devices carry
-// every sensor's latest value: samples arriving within a short window are
-// coalesced into one record. Sensors on the same period arrive in one loop
-// turn (the sampler reads them in one pass), so they cost one write per
-// period, not one each, whatever the loop's jitter.
+// Turns samples into one queued record per device write. JSON and XML devices
+// carry every sensor's latest value, coalesced within a short window, so
+// sensors of one period cost one write, not one each.
 import type { DeviceConfig, Reading } from '../model';
 import type { Clock, Log, TimerId, Timers } from '../ports/ports';
 import { encodeFor } from '../service/encode';
@@ -36,12 +33,10 @@ export function createAssembler(o: {
   /** Called after each record was queued (wakes the uplink). */
   onQueued?: () => void;
 }): Assembler {
-  // Latest reading per sensor, shared by the devices that carry it (each
-  // flush sets its seq before encoding): one Reading per sensor, updated in
-  // place, so no garbage per sample on a heap the GC sweeps in full.
+  // One Reading per sensor, updated in place and shared by the devices that
+  // carry it: no garbage per sample.
   const latest: Reading[] = [];
-  // Devices with samples waiting for the end of the window, and the one
-  // timer that closes it for all of them: no closure or timer per record.
+  // One timer closes the window for every waiting device: no closure or timer per record.
   const pending: boolean[] = [];
   let window: TimerId | undefined;
   let failed = 0;
@@ -51,9 +46,8 @@ export function createAssembler(o: {
   let retryWaitMs = 0;
 
   /**
-   * Queues the record of device `one`, or, called by the window's timer (no
-   * argument), of every device with samples waiting. One function for both:
-   * on the device's engine every function costs heap.
+   * Queues the record of device `one`, or, from the window's timer, of every
+   * waiting device. One function for both: every function costs heap.
    */
   function flush(one?: number): void {
     if (one === undefined) window = undefined;
@@ -62,7 +56,6 @@ export function createAssembler(o: {
       pending[di] = false;
       const dev = o.devices[di] as DeviceConfig;
       const group: Reading[] = [];
-      // In the device's sensor order.
       for (const name of dev.sensors) for (const r of latest) if (r.sensorId === name) group.push(r);
       if (!group.length) continue;
       const seq = o.queue.nextSeq();
@@ -79,12 +72,9 @@ export function createAssembler(o: {
       }
       const wall = o.time.wallAt(upMs);
       const rec = { seq, device: dev.name, payload: enc.text, uptimeMs: upMs, bootId: o.bootId, wallMs: wall };
-      // A flash write that fails (file system full or worn) keeps the record in
-      // a small RAM spill, stored in order before the next one; only what
-      // overflows the spill is lost, and counted. A refusing file system is
-      // tried again after one sample period, then twice as long each time up to
-      // a few minutes: every refused write costs flash time and, on Kaluma, C
-      // memory in the runtime's error paths.
+      // A failed flash write keeps the record in a small RAM spill; a refusing
+      // file system is tried again with a backoff, since each refused write
+      // leaks C memory in Kaluma (docs/architecture.md, The ports and the runtime's defects).
       spill.push(rec);
       const now = o.clock.uptimeMs();
       if (now >= retryAt) {
@@ -111,7 +101,7 @@ export function createAssembler(o: {
         if (dev.sensors.indexOf(e.sensor) < 0) continue;
         if (!r) {
           for (const x of latest) if (x.sensorId === e.sensor) r = x;
-          // wallMs stays off: the stamp is added at send time.
+          // No wallMs: the stamp is added at send time.
           if (!r) latest.push((r = { sensorId: e.sensor, value: 0, unit: '', seq: 0, uptimeMs: 0, bootId: o.bootId }));
           r.value = e.value;
           r.unit = e.unit;

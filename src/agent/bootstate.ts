@@ -1,29 +1,12 @@
-// Boot counter, last known state and safe mode. Kaluma has no reset-reason
-// API, so a crash loop is recognised from our own record: each boot writes
-// state.json at once, and a boot that never reached markHealthy() counts as
-// "rapid". Enough rapid boots in a row and the caller starts in safe mode
-// (console only) instead of crashing again, and again, for months.
+// Boot counter, last known state and safe mode. Kaluma has no reset reason,
+// so a crash loop is recognised from our own record: a boot that never reached
+// markHealthy() counts as rapid, and enough in a row give safe mode.
 //
-// File: state.json = {"boot":7,"rapid":0,"healthy":true,"state":"uplink: idle"}
-//   boot     this boot's id (1, 2, ...)
-//   rapid    rapid boots in a row before this one
-//   healthy  this boot has been marked healthy
-//   state    what this boot said it was doing last ('booting' until record())
-//   asked    (when true) this boot ends in a restart someone asked for:
-//            reboot(), maintenance(), a maintenance boot (the flashing that
-//            follows ends it with `.load`), an orderly restart of the agent.
-//            The boot after it is not counted as rapid; a crash, a watchdog
-//            reset or a power cut before 120 s still is.
-// Replaced atomically (write state.json.tmp, rename over state.json): LittleFS
-// commits a file on close and renames atomically, so a power cut leaves either
-// the old or the new record, never half of one.
-//
-// Flash wear: one write per boot, one per markHealthy(), one per changed
-// record(). Each is a tmp write plus a rename of a ~100-byte file, i.e. a few
-// LittleFS metadata commits. Budget: keep record() calls to state changes
-// that happen at most a few times an hour (under ~100 writes a day); at that
-// rate a 4 KB metadata block is erased a few times a day, and LittleFS moves it
-// every 500 erases, so the 100,000-cycle flash outlives the board.
+// state.json = {"boot":7,"rapid":0,"healthy":true,"state":"uplink: idle"},
+// plus "asked":true when this boot ends in a restart someone asked for (the
+// next boot is then not rapid). Written to a .tmp file and renamed, so a power
+// cut leaves the old or the new record. Flash wear: keep record() to state
+// changes that happen a few times an hour at most.
 import type { FileStore, Log } from '../ports/ports';
 import { decodeUtf8 } from '../utf8';
 
@@ -38,27 +21,19 @@ export interface BootState {
   reason: string;
   /** The state recorded by the previous boot, e.g. 'uplink: sending'; on the first boot, that it is the first. */
   lastState: string;
-  /**
-   * The previous boot's end is known, and lastState names it: a restart or a
-   * stop someone asked for, or none at all (this is the first boot: no
-   * record on flash). Otherwise a crash, a watchdog reset or a power cut.
-   */
+  /** The previous boot ended as asked (or there was none); else a crash, a watchdog reset or a power cut. */
   lastAsked: boolean;
   /** The agent ran long enough (the caller decides how long): rapidBoots back to 0, persisted once. */
   markHealthy(): void;
-  /** Remembers what we are doing; written only when it changed. Call rarely (see the wear budget above). */
+  /** Remembers what we are doing; written only when it changed. Call rarely (flash wear, above). */
   record(state: string): void;
   /** The operator's resume(): safe mode off, rapid counter cleared, persisted. */
   leaveSafeMode(): void;
-  /**
-   * The next boot is one someone asked for (see `asked` above): it will not
-   * count as rapid. Persisted at once, before the restart.
-   */
+  /** The next boot is one someone asked for, so not rapid; persisted at once, before the restart. */
   restartAsked(why: string): void;
 }
 
-// Constants are a const enum, put in place by the build: a module-level
-// const would be a binding on the heap for good.
+// A const enum is inlined by the build; a module-level const stays on the heap.
 const enum K {
   StateFile = 'state.json',
   TmpFile = 'state.json.tmp',
@@ -79,8 +54,7 @@ interface Saved {
 
 export function openBootState(o: { files: FileStore; safeModeBoots: number; log?: Log }): BootState {
   const log = o.log;
-  // The previous record, read in place (a helper function would be kept on
-  // the heap as long as this one): `bad` says why it is unusable.
+  // Read in place (a helper function would stay on the heap): `bad` says why it is unusable.
   let bytes: Uint8Array | undefined;
   let bad: string | undefined;
   try {
@@ -132,8 +106,7 @@ export function openBootState(o: { files: FileStore; safeModeBoots: number; log?
       o.files.write(K.TmpFile, new TextEncoder().encode(JSON.stringify(cur)));
       o.files.rename(K.TmpFile, K.StateFile);
     } catch (e) {
-      // Flash trouble must not stop the agent: the RAM copy still works for
-      // this boot; only the crash-loop memory across boots is lost.
+      // Flash trouble must not stop the agent: only the memory across boots is lost.
       if (log) log.error('boot state: could not save ' + K.StateFile + ': ' + (e instanceof Error ? e.message : String(e)));
     }
   }

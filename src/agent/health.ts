@@ -1,15 +1,11 @@
-// The agent's health as one JSON object, written to a JSON device of the
-// account (health.id / health.pin) every health.intervalMs: what a person
-// running boards in the field wants to see from the service, not from a
-// serial cable. Cold code (module 'health'): built every 15 minutes, then let
-// go. Secrets never appear: the API key is masked and the Wi-Fi password
-// named, not shown, wherever an error line would carry them.
+// The agent's health as one JSON object for a JSON device of the account, so
+// boards in the field are watched from the service, not a serial cable.
+// Secrets never appear: the key is masked, the Wi-Fi password named.
 import { crc32 } from '../queue/crc32';
 import type { Runtime } from '../runtime';
 import { maskSecret } from '../service/client';
 import { VERSION } from '../version';
 
-/** Whole seconds. */
 const sec = (ms: number): number => Math.round(ms / 1000);
 
 /** `s` with the API key masked (its short prefix and length) and the Wi-Fi password named, not shown. */
@@ -66,7 +62,6 @@ export function healthReport(rt: Runtime): string {
     r.rssi = null;
     r.clockSynced = a.time.known();
     r.sampler = { runs: s.runs, errors: s.errors };
-    // Each device held by a refusal the operator can fix: since when, why, the next try.
     const held: Record<string, unknown> = {};
     for (let i = 0; i < u.held.length; i++) {
       const h = u.held[i] as (typeof u.held)[0];
@@ -75,7 +70,6 @@ export function healthReport(rt: Runtime): string {
     r.held = held;
     const running = rt.outputs();
     if (running) {
-      // Each output: its level, whether it holds its safe level, its last good read's age.
       const outs: Record<string, unknown> = {};
       const os = running.list;
       for (let i = 0; i < os.length; i++) {

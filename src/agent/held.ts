@@ -1,9 +1,6 @@
-// Held devices' lanes (cold module 'held', kept once loaded): a held
-// device's records, moved from the head in order, wait in an outbox of
-// their own (Outbox.openLane), so the other devices' records behind them
-// go on. Loaded by the uplink at the first hold, or at the start when an
-// earlier boot left lanes on flash: a board whose service never refuses
-// carries none of this.
+// Held devices' lanes: a held device's records wait in an outbox of their own
+// so the others go on. Cold code, loaded at the first hold: a board whose
+// service never refuses carries none of it.
 import type { DeviceConfig } from '../model';
 import type { Outbox, OutboxRecord } from '../queue/types';
 

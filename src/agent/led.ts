@@ -1,20 +1,7 @@
-// Status LED patterns, readable across a room without a console.
-//
-//   mode        pattern                                  period
-//   off         dark                                     -
-//   connecting  fast blink: 100 ms on, 100 ms off        200 ms
-//   online      dark; one 50 ms flash per pulse()        -
-//   offline     double blink: 100 on, 100 off, 100 on,   2 s
-//               then 1700 ms off (buffering readings)
-//   held        triple blink: 100 on, 100 off three      2 s
-//               times, then 1500 ms off (a device held:
-//               the service refuses its key or device)
-//   safe        slow blink: 1 s on, 1 s off              2 s
-//
-// On the W boards the LED hangs off the Wi-Fi chip, so every level change is
-// a bus transaction to the radio: the pin is written only when the level
-// really changes, and one self-re-arming timer drives the pattern (no
-// setInterval, no overlapping timers).
+// Status LED patterns, readable across a room: connecting a fast blink,
+// online dark with a flash per delivery, offline two blinks every 2 s, held
+// three, safe a slow blink. The LED hangs off the Wi-Fi chip, so the pin is
+// written only when its level changes, by one self-re-arming timer.
 import type { DigitalOut, TimerId, Timers } from '../ports/ports';
 
 export type LedMode = 'off' | 'connecting' | 'online' | 'offline' | 'held' | 'safe';
@@ -28,8 +15,7 @@ export interface Led {
   stop(): void;
 }
 
-// A const enum, put in place by the build: a module-level const would be a
-// binding on the heap for good.
+// A const enum is inlined by the build; a module-level const stays on the heap.
 const enum K {
   PulseMs = 50,
 }
@@ -48,15 +34,13 @@ export function createLed(o: { out: DigitalOut; timers: Timers }): Led {
       o.out.write(high);
       level = high;
     } catch {
-      // Cosmetic: a failed write must not break the caller or the pattern.
-      // The level stays unknown so the next change writes again.
+      // Cosmetic: never break the caller; unknown, so the next change writes again.
       level = undefined;
     }
   }
 
-  // The one timer callback: the end of a pulse ('online'), else the pattern's
-  // next step. The patterns of the table above are arithmetic, not arrays:
-  // an object of arrays would be kept on the heap for good.
+  // The one timer callback: a pulse's end, else the pattern's next step.
+  // Patterns are arithmetic: a table of arrays would stay on the heap.
   function run(): void {
     timer = undefined;
     if (mode === 'online') return set(false);
@@ -79,14 +63,12 @@ export function createLed(o: { out: DigitalOut; timers: Timers }): Led {
       else run();
     },
     pulse(): void {
-      // A flash already lit absorbs the pulse: bursts of writes stay one
-      // flash instead of queueing LED traffic on the radio bus.
+      // A flash already lit absorbs the pulse: no LED traffic queued on the radio bus.
       if (mode !== 'online' || timer !== undefined) return;
       set(true);
       timer = o.timers.setTimeout(run, K.PulseMs);
     },
     stop(): void {
-      // Whatever the mode: no timer left, and dark.
       mode = undefined;
       led.show('off');
     },

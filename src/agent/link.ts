@@ -1,17 +1,8 @@
-// Wi-Fi recovery ladder. Kaluma sends no event when the access point drops
-// us, its callbacks report success on failure, and connect() blocks up to
-// 30 s, so the link is polled and recovery escalates step by step on
-// consecutive failures:
-//   retry the request -> check the link -> re-associate (scan first; connect
-//   only when the SSID is visible, so a missing AP costs a scan, not 30 s)
-//   -> power-cycle the radio -> reboot.
-// While a connection is abandoned (Kaluma could not close it safely) the
-// radio is never power-cycled: the driver would close it and free its PCB a
-// second time. The ladder reboots instead.
-// Each step is counted. The outbox is on flash, so a reboot loses nothing.
-// While the link is down it is checked often (LINK_CHECK_MAX_MS) so a node
-// back in range delivers within seconds; the costly steps (radio reset,
-// reboot) go by time, at most one per LADDER.stepMs, not by that count.
+// Wi-Fi recovery ladder. Kaluma reports no lost link and its callbacks report
+// success on failure, so the link is polled and recovery escalates on
+// consecutive failures: retry, check, re-associate (scan first), power-cycle
+// the radio, reboot. While a connection is abandoned the radio is never
+// power-cycled (the driver would free its PCB twice): the ladder reboots.
 import type { Clock, Log, System, Watchdog, WifiCredentials, WifiLink } from '../ports/ports';
 
 export interface LinkStats {
@@ -36,8 +27,7 @@ export interface Link {
   stats(): LinkStats;
 }
 
-// The same figures inlined in the code (a const enum costs no binding nor
-// property reads on the device's engine); LADDER publishes them.
+// Inlined by the build (a const enum costs no binding on the heap); LADDER publishes them.
 const enum L {
   Check = 2,
   ResetAfterFailedJoins = 3,
@@ -47,25 +37,19 @@ const enum L {
 }
 
 /**
- * Consecutive failures before each step, and the least time between two
- * radio resets, or a reset and a reboot, in one boot: checking every few
- * seconds must not reset the radio or reboot more often than the growing
- * backoff did (an hour away: 6 resets and 1 reboot, before 8 and 2), and a
- * boot must outlive the 2 min after which it counts as healthy, or an outage
- * would add up to safe mode.
+ * Consecutive failures before each step, and the least time between two radio
+ * resets or reboots in one boot: frequent link checks must not reset the radio
+ * more often, and a boot must outlive the time it takes to count as healthy,
+ * or an outage would add up to safe mode.
  */
 export const LADDER: Record<'check' | 'resetAfterFailedJoins' | 'rebootAfterResets' | 'stepMs', number> = {
   check: L.Check, resetAfterFailedJoins: L.ResetAfterFailedJoins, rebootAfterResets: L.RebootAfterResets, stepMs: L.StepMs,
 };
 
 /**
- * The longest wait between two link checks while the link is down (the
- * uplink waits, with jitter, between half of it and all of it). A node back
- * in range is delivering within this plus one join (about 3 s), 13 s at most.
- * The price is radio time while the access point is away: each check is one
- * scan (one to two seconds of radio at full current, blocking Kaluma's loop),
- * 360 to 720 scans an hour of outage instead of the 12 to 24 the backoff
- * capped at 5 min made.
+ * The longest wait between two link checks while the link is down: a node
+ * back in range delivers within this plus one join, at the price of a scan
+ * per check while the access point is away.
  */
 export const LINK_CHECK_MAX_MS = 10000;
 
@@ -88,8 +72,7 @@ export function createLink(o: {
   let stepAt = -Infinity;
 
   return {
-    // One function from the check to the join: on the device's engine each
-    // function costs ~77 B of bytecode plus an object per instance.
+    // One function from the check to the join: each function costs heap.
     async ensureUp() {
       if (!asleep && failures < (L.Check as number) && st.up) return true;
       asleep = false;
@@ -117,7 +100,7 @@ export function createLink(o: {
         await o.wifi.reset();
         failedJoins = 0;
       }
-      // Join: scan first, associate only when the SSID is visible.
+      // Scan first: a missing access point costs a scan, not a blocking connect().
       const c = o.creds();
       let ok = false;
       if (!c.ssid) {
@@ -131,8 +114,7 @@ export function createLink(o: {
         } else {
           st.associations++;
           st.lastStep = 'associate';
-          // connect() can block past the watchdog on the RP2040; a reset there is
-          // the intended recovery, so give it the whole window.
+          // connect() can block past the watchdog; give it the whole window.
           if (o.watchdog) o.watchdog.feed();
           ok = await o.wifi.connect(c);
           if (o.watchdog) o.watchdog.feed();

@@ -1,10 +1,5 @@
-// One read of an output's source, and what it does to the output: the
-// request, the strict parse of the value, the refusal or the change. Cold
-// code loaded for each read and let go once it has been applied
-// (the cold module 'output-read'): between reads the running outputs hold only
-// their pins, their state and the small module that times them
-// (src/agent/outputs.ts), which also drives the failsafe, so that an output
-// reaches its safe level even when this module cannot be loaded.
+// One read of an output's source and what it does to the output. Loaded per
+// read and let go, so between reads only outputs.ts stays on the heap.
 import type { OutputConfig } from '../config/types';
 import type { Platform } from '../ports/ports';
 import type { ServiceClient } from '../service/client';
@@ -45,9 +40,8 @@ export const readSource: ReadSource = async function (x: OutputsInside, s: Slot,
     op: c.field ? 'showdevicejson' : 'showdevicevalue',
     segments: devSegments({ apiKey: key, deviceId: c.sourceId, devicePin: c.sourcePin }),
     secrets: [key],
-    // A Value device's text (the spec's bare text), trimmed, unless it reads
-    // as an error (the spec's rule for replies); a JSON device's field: `a.b`
-    // walks nested objects, an empty reply is {}.
+    // A Value device's text unless it reads as an error (the spec's rule); a
+    // JSON device's field, `a.b` walking nested objects.
     read(body) {
       const t = body.trim();
       const f = c.field;
@@ -70,8 +64,7 @@ export const readSource: ReadSource = async function (x: OutputsInside, s: Slot,
   if (x.off) return r;
   if (r.kind !== 'ok') {
     s.failures++;
-    // Logged when it differs from the last failure or refusal: a source
-    // down for an hour, or stuck on one bad value, logs it once.
+    // Logged only when it changes: a source down for an hour logs once.
     if (r.reason !== s.lastError) p.log.error('output ' + c.name + ': source not read: ' + r.reason);
     s.lastError = r.reason;
   } else {
@@ -83,8 +76,7 @@ export const readSource: ReadSource = async function (x: OutputsInside, s: Slot,
       x.drive(s, v, 'source ' + c.sourceId);
     } else {
       s.refused++;
-      // As logged: as JSON (quoted and escaped: one line); anything longer
-      // than a short word masked, as it could be a key.
+      // As JSON (one line); anything longer than a short word masked: it could be a key.
       const raw = r.value;
       let what = 'no field ' + c.field;
       if (raw !== undefined) {

@@ -1,23 +1,8 @@
-// Outputs driven by a value stored at the service (config `output.<name>`):
-// a relay, a vent, a lamp follows a Value device's stored value, or a field
-// of a JSON device. Each output's source is read every pollMs through the
-// uplink (one request in flight, only while no reading is queued, the same
-// heap check, link ladder and backoff): a stuck or failing source never
-// holds up sampling or delivery.
-//
-// Values are taken strictly (src/agent/output-read.ts): anything else is
-// refused and counted, and the output keeps its level. The pin is written
-// only when the accepted value changes, and each change is logged with its
-// old and new level. At boot, and after failsafeMs without an accepted
-// value, the output holds its safe level.
-//
-// Cold code in two parts. This one (the cold module 'outputs') holds the pins,
-// the state, the timer and the failsafe: loaded once the agent runs on a
-// board with outputs, and kept while they run. A read's code (the request,
-// the parse, the refusal) is the cold module 'output-read', loaded for each read
-// and let go: on the device's engine code costs its bytecode for as long as
-// it is loaded. The failsafe needs no load, so an output reaches its safe
-// level even when the heap is too short to load the read.
+// Outputs that follow a value stored at the service. Their reads are a job of
+// the uplink, so a stuck source never holds up sampling or delivery. This
+// part (pins, state, timer, failsafe) stays loaded; a read's code
+// (output-read.ts) is loaded per read and let go, and the failsafe needs no
+// load, so an output reaches its safe level even when the heap is short.
 import type { AgentConfig, OutputConfig } from '../config/types';
 import type { DigitalOut, Platform, PwmOut, TimerId } from '../ports/ports';
 import type { ServiceClient } from '../service/client';
@@ -80,17 +65,11 @@ export type ReadSource = (x: OutputsInside, s: Slot, p: Pick<Platform, 'clock' |
 /** Loads cold code by name (the cold loader's load()): here the read's, 'output-read'. */
 export type LoadCold = ColdLoader['load'];
 
-// On the device's engine every function costs its bytecode (~77 B and up)
-// for as long as outputs run: single-use helpers are written inline. The
-// module keeps its strings in the code ("kept" in src/residency.json): it
-// stays loaded while outputs run.
+// Every function costs heap while outputs run: single-use helpers are inline.
 
 /**
- * Starts the outputs of `config` as a job of the uplink `up`, their reads
- * made with `client`. The cold module's default export, so that the
- * resident program carries none of this. `load` brings a read's code for
- * each read. An error line when a pin is refused: the agent goes on
- * without outputs.
+ * Starts the outputs of `config` as a job of the uplink `up`. An error line
+ * when a pin is refused: the agent goes on without outputs.
  */
 export function startOutputs(up: Pick<Uplink, 'add' | 'remove' | 'wake'>, client: Pick<ServiceClient, 'call'>, config: Pick<AgentConfig, 'outputs' | 'service'>, p: Pick<Platform, 'pins' | 'clock' | 'timers' | 'log'>, load: LoadCold): Outputs | string {
   const cs = config.outputs;
@@ -98,10 +77,8 @@ export function startOutputs(up: Pick<Uplink, 'add' | 'remove' | 'wake'>, client
   let timer: TimerId | undefined;
 
   const x: OutputsInside = {
-    // Every output is read at once after the start.
     due: true,
     list: all,
-    // The pin is written only when the level changes (and once at the start).
     drive(s, v, why) {
       if (v === s.level) return;
       // The first: `GP16 -> off (safe level until the first good read)`.
@@ -110,9 +87,8 @@ export function startOutputs(up: Pick<Uplink, 'add' | 'remove' | 'wake'>, client
       if (s.c.kind === 'pwm') (s.o as PwmOut).duty(v, s.c.freqHz || 1000);
       else (s.o as DigitalOut).write(!!v !== !!s.c.invert);
     },
-    // The failsafe clock, and the next read: one timer for all outputs, set
-    // for the nearest of them. An overdue read needs none: the uplink reads
-    // once the queue is empty, and each read sets the timer again.
+    // One timer for all outputs, set for the nearest failsafe or read; an
+    // overdue read needs none: the uplink runs it, and it arms again.
     arm() {
       if (timer !== undefined) p.timers.clearTimeout(timer);
       timer = undefined;
@@ -134,7 +110,7 @@ export function startOutputs(up: Pick<Uplink, 'add' | 'remove' | 'wake'>, client
       }
       if (next < Infinity) {
         timer = p.timers.setTimeout(() => {
-          // Not cleared from inside its own callback (Kaluma 1.2.1's timer bug).
+          // Not cleared from its own callback: Kaluma 1.2.1's clearTimeout() breaks the loop there.
           timer = undefined;
           x.arm();
         }, next - t);
@@ -142,19 +118,14 @@ export function startOutputs(up: Pick<Uplink, 'add' | 'remove' | 'wake'>, client
       x.due = due;
       if (due) up.wake();
     },
-    // The most overdue output's source, by the read's code: loaded now and
-    // let go once its answer is applied.
     run() {
       let s = all[0] as Slot;
       for (let i = 1; i < all.length; i++) if ((all[i] as Slot).at < s.at) s = all[i] as Slot;
       s.at = p.clock.uptimeMs() + s.c.pollMs;
       const m = load<ReadSource>('output-read');
       if (m.ok) return m.value(x, s, p, client, config.service.apiKey);
-      // Not loaded (the heap short, or the code not on flash): a failed
-      // read, retried with the uplink's backoff; the failsafe still runs.
-      // Logged in full when its reason differs from the last failure's,
-      // which is kept without the figures in brackets (the free heap
-      // changes at every try).
+      // Not loaded: a failed read, retried with the backoff. Kept without the
+      // figures in brackets (the free heap changes at every try), logged once.
       s.failures++;
       const e = m.error.split(' (')[0] as string;
       if (e !== s.lastError) p.log.error('output ' + s.c.name + ': ' + m.error);

@@ -1,10 +1,6 @@
-// The agent's own code as one part (src/parts.ts): what only a running agent
-// uses (sampler, sensors, filters, assembler, encoders, uplink, the outbox,
-// watchdog feeder). In the device bundle it is a function of its own inside the
-// resident program, so a board that boots without running the agent (no
-// config, safe mode, maintenance) lets it go and gives its heap to the
-// console. Modules the rest of the program also uses come from the resident
-// program's table (src/shared.ts), never as a second copy.
+// What only a running agent uses, as one part (src/parts.ts): a board that
+// boots without the agent (no config, safe mode, maintenance) lets it go and
+// gives its heap to the console.
 import { createMemoryOutbox } from '../queue/memory';
 import { createOutbox } from '../queue/outbox';
 import { createAgent } from './agent';

@@ -1,11 +1,8 @@
-// Provisioning through the service's own account operations: generate an
-// API key from the account credentials, then create a device under it. The
-// account password is used for the one request and never stored or printed.
-// The credentials are checked every time, a key already set included: a
-// wrong password or another account's e-mail creates nothing (a device made
-// anyway would stay at the service, and the console cannot remove one). The
-// service answers good credentials with the account's key, the same one on
-// every call (host/service/NOTES.md), so a key already set must be that one.
+// Provisioning: an API key from the account credentials, then a device under
+// it. The password is used for the one request, never stored or printed. The
+// credentials are checked even when a key is set (the service answers with
+// the account's one key), so a wrong account creates no device the console
+// could not remove.
 import type { DataFormat } from '../model';
 import { maskSecret } from '../service/client';
 import type { ServiceOps } from '../service/reads';

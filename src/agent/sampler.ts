@@ -1,12 +1,7 @@
-// Samples each sensor on its own period. Sensors that share a period share
-// one timer and are read in one pass, so their samples reach the assembler
-// in the same loop turn: a device carrying several of them makes one record
-// per period, however long each read takes (an averaged ADC read sleeps for
-// milliseconds) and however late a busy loop runs the timer. A run re-arms
-// only after it finished, from the time it actually started, so a blocked
-// event loop (Wi-Fi connect, flash erase) yields one late run, never a
-// catch-up burst. A sensor that throws is reported and skipped for that
-// cycle only.
+// Samples each sensor on its own period. Sensors of one period share a timer
+// and one pass, so a device carrying several makes one record per period. A
+// run re-arms after it finished, from when it started: a blocked loop gives
+// one late run, never a burst. A sensor that throws is skipped for that cycle.
 import type { Filter } from '../filters/index';
 import type { Clock, Log, TimerId, Timers } from '../ports/ports';
 import type { Sensor } from '../sensors/index';
@@ -54,10 +49,8 @@ export function createSampler(o: {
   const ids: (TimerId | undefined)[] = [];
   const st: SamplerStats = { runs: 0, errors: 0, dropped: 0 };
   let running = false;
-  // Sensors that share a period are read by the timer of the first of them,
-  // the period's lead; its callback is made once, not one closure per run.
-  // Plain loops, not map/findIndex callbacks: each function is ~77 B of
-  // bytecode on the device's engine.
+  // A period's first sensor leads it; its callback is made once, not per run.
+  // Plain loops, not callbacks: each function costs heap.
   const fire: ((() => void) | undefined)[] = [];
   for (let i = 0; i < o.sensors.length; i++) {
     let j = 0;
@@ -96,7 +89,7 @@ export function createSampler(o: {
     start() {
       if (running) return;
       running = true;
-      // First samples right away, so a fresh boot shows data within seconds.
+      // First samples at once: a fresh boot shows data within seconds.
       for (let i = 0; i < fire.length; i++) {
         const f = fire[i];
         if (f) ids[i] = o.timers.setTimeout(f, 0);

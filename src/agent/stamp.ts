@@ -1,6 +1,6 @@
-// Adds the wall-clock time to a queued payload at send time, so readings
-// taken before the clock was known still leave with a corrected timestamp.
-// The encoders put ts last in a JSON object and on the XML root element.
+// Adds the wall-clock time to a payload at send time, so readings taken before
+// the clock was known leave dated. The encoders leave room for ts last in a
+// JSON object and on the XML root element.
 import type { DataFormat } from '../model';
 
 export function stampPayload(format: DataFormat, payload: string, wallMs: number | undefined): string {

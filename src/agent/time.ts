@@ -1,6 +1,5 @@
 // Wall-clock time for a board that boots at 1970: taken from the service's
-// Date header (our HTTP client keeps header values intact), written to the
-// RTC, and used to date readings sampled earlier in the same boot.
+// Date header, written to the RTC, and used to date this boot's readings.
 import type { Clock } from '../ports/ports';
 import { parseHttpDate } from '../service/http-date';
 
@@ -13,8 +12,7 @@ export interface TimeKeeper {
   wallAt(uptimeMs: number): number | undefined;
 }
 
-// Servers before 2020 or after 2100 are misconfigured; ignore them. A const
-// enum: inlined, where a module-level const is a binding on the device.
+// A server before 2020 or after 2100 is misconfigured: ignored. (A const enum: no binding on the heap.)
 const enum T {
   MinMs = 1577836800000,
   MaxMs = 4102444800000,

@@ -1,12 +1,6 @@
-// Drains the outbox in order, one request in flight. ok -> ack; retry ->
-// exponential backoff with full jitter (Retry-After honoured); reject -> the
-// record is set aside (counted, reason kept) so one bad record never blocks
-// the queue; hold (a refusal that names the key, the device or the account:
-// src/service/refusal.ts) -> the device is held: its readings stay queued
-// (set aside in its lane of the outbox, in order, while other devices go on)
-// and it is tried again with the backoff up to a slow steady retry. JSON
-// devices with batch > 1 send consecutive queued records of the same device
-// as one array.
+// Drains the outbox in order, one request in flight: ok acknowledges, retry
+// backs off, reject sets the record aside so one bad record never blocks the
+// queue, hold moves the device's records to its lane so the other devices go on.
 import type { DeviceConfig } from '../model';
 import type { Clock, Log, TimerId, Timers } from '../ports/ports';
 import type { DeviceRef } from '../service/client';
@@ -44,10 +38,8 @@ export interface Held {
   nextMs: number;
 }
 
-// A const enum, put in place by the build: a module-level const would be a
-// binding on the heap for good.
+// A const enum is inlined by the build; a module-level const stays on the heap.
 const enum U {
-  /** The slowest retry of a held device. */
   HoldCapMs = 300000,
 }
 /** The slowest retry of a held device: a fixed key or device is taken up within this. */
@@ -76,11 +68,7 @@ export interface Delivery {
   /** Records the write carried, and the last one's seq. */
   count: number;
   lastSeq: number;
-  /**
-   * What was sent: the stamped payload, or a JSON array of them. Only where
-   * the uplink was asked to keep it (keepBody): otherwise it is let go once
-   * written, not held through the reply.
-   */
+  /** What was sent (a payload, or a JSON array of them), only with keepBody. */
   body?: string;
   status: number;
 }
@@ -136,7 +124,7 @@ export function createUplink(o: {
   /** Radio off once the queue is empty (duty cycling). */
   sleepWhenIdle?: boolean;
   onDelivered?: (d: Delivery) => void;
-  /** Keep each body for onDelivered (the host's dashboard): a batch's is 2.2 KB held through the reply. */
+  /** Keep each body for onDelivered (the host's dashboard); it is then held through the reply. */
   keepBody?: boolean;
   /** Loads cold code by name: here the held devices' lanes ('held'). */
   load?: ColdLoader['load'];
@@ -194,13 +182,9 @@ export function createUplink(o: {
   let loadError: string | undefined;
 
   /**
-   * The record to send next and the queue it heads (0: pick again;
-   * undefined: nothing can go now). Without lanes, the outbox's head, unless
-   * its device waits. With a device held, or lanes an earlier boot left,
-   * the choice is the held code's (src/agent/held.ts): a lane's head first,
-   * and a waiting device's records moved aside so the others go on. A held
-   * device is tried again at the first wake (a reading queued, a report, a
-   * read) after its next try is due.
+   * The record to send next and the queue it heads (0: pick again; undefined:
+   * nothing can go now): the outbox's head unless its device waits, or, with
+   * lanes, the held code's choice (src/agent/held.ts).
    */
   function pick(now: number): Picked {
     const box = o.queue;
@@ -224,8 +208,7 @@ export function createUplink(o: {
   /** Nothing to send: the backoff starts over, and the radio goes off once the queue stayed empty for a moment. */
   function idle(): void {
     attempt = 0;
-    // Records of one sample group arrive a few ms apart: switch the radio
-    // off only once the queue stayed empty for a moment (2 s).
+    // A sample group's records arrive a few ms apart.
     if (o.sleepWhenIdle && idleTimer === undefined) {
       idleTimer = o.timers.setTimeout(() => {
         idleTimer = undefined;
@@ -260,30 +243,25 @@ export function createUplink(o: {
   }
 
   /**
-   * Writes `head` (and, for a JSON device that batches, the run of its
-   * records behind it) from queue `q`, and settles the records by the
-   * outcome: acknowledged, held, or rejected. Returns a retry for pump() to
-   * back off on, else undefined.
+   * Writes `head` (and a batching JSON device's run of records behind it) and
+   * settles them by the outcome; returns a retry for pump() to back off on.
    */
   async function send(q: Queue, head: QueueRecord, dev: DeviceConfig): Promise<WriteOutcome | undefined> {
-    // The batch is read once the link is up, not before: joining Wi-Fi can
-    // take many seconds, and the records (20 decoded ones are ~4 KB on the
-    // device's heap) would sit there all that time. A head that went away
-    // meanwhile (a full outbox drops the oldest) starts the choice over.
+    // Read once the link is up: decoded records would sit on the heap through
+    // a join. A head that went away meanwhile (a full outbox) starts over.
     const size = dev.format === 'JSON' && !singleOnly && dev.batch && dev.batch > 1 ? dev.batch : 1;
     let recs: QueueRecord[] | undefined = size > 1 ? q.peek(size) : [head];
     let n = 1;
     while (n < recs.length && (recs[n] as QueueRecord).device === dev.name) n++;
     const first = recs[0];
     if (!first || first.seq !== head.seq) return undefined;
-    // They are let go once their payloads are joined: only their count and
-    // last seq are needed while the write is under way.
+    // The records go once joined; the write needs only their count and last seq.
     const lastSeq = (recs[n - 1] as QueueRecord).seq;
     const droppedBefore = o.queue.stats().dropped;
     const parts: string[] = [];
     for (let i = 0; i < n; i++) {
       const rec = recs[i] as QueueRecord;
-      // Each decoded record goes once its payload is stamped (3.3 KB less at a drain's highest).
+      // Each decoded record goes once its payload is stamped: a drain's peak is here.
       (recs as (QueueRecord | undefined)[])[i] = undefined;
       // Readings of an earlier boot can only be dated if they were dated then.
       const wall = rec.wallMs !== undefined ? rec.wallMs : rec.bootId === o.bootId ? o.time.wallAt(rec.uptimeMs) : undefined;
@@ -296,7 +274,7 @@ export function createUplink(o: {
       parts[n - 1] += ']';
     }
     let body = parts.join(',');
-    // This frame lives while the write is under way: let the pieces go.
+    // This frame lives through the write: let the pieces go.
     parts.length = 0;
     const ref = { apiKey: o.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin };
     const sent = dev.format === 'Value' ? o.writer.writeValue(ref, body) : dev.format === 'JSON' ? o.writer.writeJson(ref, body, true) : o.writer.writeXml(ref, body, true);
@@ -306,9 +284,8 @@ export function createUplink(o: {
     const r = await request(sent);
     if (r && r.kind !== 'ok') st.lastError = r.reason;
     if (!r || r.kind === 'retry') return r;
-    // While the request was in flight a full outbox may have dropped some of
-    // the records it carried: only those still at the head are acknowledged
-    // (or rejected), so a newer record is never released unsent.
+    // A full outbox may have dropped some of them meanwhile: settle only those
+    // still at the head, so a newer record is never released unsent.
     let k = n;
     if ((r.kind === 'ok' || (r.kind === 'reject' && n === 1)) && o.queue.stats().dropped !== droppedBefore) {
       const still = q.peek(n);

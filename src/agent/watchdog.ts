@@ -1,12 +1,6 @@
-// Feeds the hardware watchdog only while the agent says it is healthy.
-// A wedged agent (a stuck loop, a parser spinning on a bad reply, a task that
-// stopped making progress) is recovered by letting the hardware reset the
-// board: the outbox is on flash, so a reset loses nothing, and bootstate
-// counts resets so a crash loop ends in safe mode rather than going on forever.
-//
-// Feeding from a timer also proves the event loop still turns: if a blocking
-// call or a busy loop holds it longer than the timeout, no feed happens and
-// the board resets, which is the intended recovery there too.
+// Feeds the hardware watchdog only while the agent says it is healthy, from a
+// timer, so a wedged agent or a stuck loop is recovered by a reset: the outbox
+// is on flash, and the boot state turns a crash loop into safe mode.
 import type { Clock, Log, TimerId, Timers, Watchdog } from '../ports/ports';
 
 export interface WatchdogFeeder {
@@ -23,9 +17,8 @@ export interface WatchdogFeeder {
 }
 
 /**
- * A timeout safely below the board's maximum (longer requests are clamped
- * silently by the SDK): whole seconds, at least 1 s under it. RP2040 (8388)
- * gives 7000, RP2350 (16777) gives 15000. Below a 2 s maximum, 90 % of it.
+ * A timeout safely below the board's maximum (the SDK clamps longer ones
+ * silently): whole seconds, at least 1 s under it; below a 2 s maximum, 90 %.
  */
 export function watchdogTimeoutMs(boardMaxMs: number): number {
   const whole = Math.floor((boardMaxMs - 1000) / 1000) * 1000;
@@ -42,8 +35,7 @@ export function createWatchdogFeeder(o: {
   healthy: () => string | undefined;
   log: Log;
 }): WatchdogFeeder {
-  // Four feeds per timeout: a late timer (a short blocking call) still feeds
-  // in time.
+  // Four feeds per timeout: a late timer still feeds in time.
   const periodMs = Math.max(1, Math.floor(o.timeoutMs / 4));
   let timer: TimerId | undefined;
   let reason: string | undefined;
@@ -60,9 +52,7 @@ export function createWatchdogFeeder(o: {
       why = 'health check threw: ' + (e instanceof Error ? e.message : String(e));
     }
     if (why !== undefined) {
-      // Latched: feeding does not resume if the check recovers, because the
-      // reset may already be under way and a flickering check must not keep
-      // a sick agent alive.
+      // Latched: a flickering check must not keep a sick agent alive.
       reason = why;
       const left = Math.max(0, o.timeoutMs - (o.clock.uptimeMs() - lastFedMs));
       o.log.error('watchdog: not feeding (' + why + '); the board resets within ' + left + ' ms');
@@ -73,8 +63,7 @@ export function createWatchdogFeeder(o: {
       lastFedMs = o.clock.uptimeMs();
       feedFailed = false;
     } catch (e) {
-      // Not expected from the port; logged once per run of failures so a
-      // broken feed cannot flood the console, and feeding goes on.
+      // Logged once per run of failures; feeding goes on.
       if (!feedFailed) o.log.error('watchdog: feed failed: ' + (e instanceof Error ? e.message : String(e)));
       feedFailed = true;
     }
