@@ -250,7 +250,18 @@ export function createHttpClient(
       const z = e > a && buf[e - 1] === CR ? e - 1 : e;
       x.at_ = e + 1;
       if (phase === STATUS) {
-        if (!isStatusLine(buf, a, z)) return fail(x, 'protocol', 'bad status line');
+        let ok = z - a === 12 || (z - a > 12 && buf[a + 12] === 32);
+        for (let i = 0; ok && i < 12; i++) {
+          const b = buf[a + i] as number;
+          const f = STATUS_FORM.charCodeAt(i);
+          ok = f === 48 ? b >= 48 && b <= 57 : b === f;
+        }
+        // The reason: UTF-8 without CR, U+2028 or U+2029 ('.' takes no line end).
+        for (let i = a + 13; ok && i < z; i++) {
+          const b = buf[i] as number;
+          ok = b !== CR && !(b === 0xe2 && buf[i + 1] === 0x80 && ((buf[i + 2] as number) | 1) === 0xa9);
+        }
+        if (!ok || !isUtf8(buf, a, z)) return fail(x, 'protocol', 'bad status line');
         x.status_ = (buf[a + 9] as number) * 100 + (buf[a + 10] as number) * 10 + (buf[a + 11] as number) - 5328;
         x.reason_ = z - a > 13 ? (decodeUtf8(buf.subarray(a + 13, z)) as string) : '';
         x.headers_ = {};
@@ -363,25 +374,6 @@ export function createHttpClient(
     },
     stats: () => st,
   };
-}
-
-/**
- * True when buf[a, z) is a status line as /^HTTP\/\d\.\d (\d\d\d)(?: (.*))?$/
- * would take it, with a reason of UTF-8 without CR, U+2028 or U+2029 ('.'
- * takes no line end), read byte by byte: no match array, no string.
- */
-function isStatusLine(buf: Uint8Array, a: number, z: number): boolean {
-  let ok = z - a === 12 || (z - a > 12 && buf[a + 12] === 32);
-  for (let i = 0; ok && i < 12; i++) {
-    const b = buf[a + i] as number;
-    const f = STATUS_FORM.charCodeAt(i);
-    ok = f === 48 ? b >= 48 && b <= 57 : b === f;
-  }
-  for (let i = a + 13; ok && i < z; i++) {
-    const b = buf[i] as number;
-    ok = b !== CR && !(b === 0xe2 && buf[i + 1] === 0x80 && ((buf[i + 2] as number) | 1) === 0xa9);
-  }
-  return ok && isUtf8(buf, a, z);
 }
 
 /** The headers anyone reads (this client, the service client, the tests); every other line is skipped unread. */

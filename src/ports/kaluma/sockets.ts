@@ -1,4 +1,4 @@
-import type { Socket, SocketFactory, SocketHandlers, TimerId } from '../ports';
+import type { Socket, SocketFactory, TimerId } from '../ports';
 import { kalumaTimers } from './time';
 import { keepCollecting } from './heap';
 
@@ -210,21 +210,13 @@ function unhold(i = 0): void {
   }
 }
 
-/** A free slot; when none is left, placeholders give theirs up, oldest first. */
-function freeSlot(): number {
-  for (;;) {
-    try {
-      return __netdev.socket('AF_INET', 'STREAM');
-    } catch (e) {
-      // 'WiFi is not connected.' (or not initialised) is not for want of a slot.
-      if (!held.length || String(e).indexOf('WiFi') >= 0) throw e;
-      unhold();
-    }
-  }
-}
-
-/** Writes `data` to the driver in pieces of at most PIECE bytes of its copy; throws when it refuses one. */
-function writePieces(fd: number, data: Uint8Array | string): void {
+/**
+ * A connection's write, one function for all: the request goes to the driver
+ * in pieces of at most PIECE bytes of its copy; a refused piece throws.
+ */
+function write(this: Conn, data: Uint8Array | string): void {
+  const fd = this.fd_;
+  if (this.done_ || !ours(fd, this.slot_)) throw new Error('socket closed');
   const text = typeof data === 'string';
   for (let i = 0; i < data.length; ) {
     let end = i;
@@ -254,34 +246,23 @@ function writePieces(fd: number, data: Uint8Array | string): void {
   }
 }
 
-/** Hooks the driver's callbacks of c's slot to the caller's handlers. */
-function hook(c: Conn, h: SocketHandlers, host: string, target: string): void {
-  const obj = c.slot_;
-  obj.connect_cb = () => {
-    if (c.done_) return;
-    c.up_ = true;
-    const a = obj.raddr;
-    const dotted = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
-    if (target === host && !dotted.test(host) && a && dotted.test(a) && a !== '0.0.0.0') resolved[host] = a;
-    h.onConnect();
-  };
-  obj.read_cb = (d) => {
-    if (!c.done_) h.onData(d);
-  };
-  // The driver closed the slot: the peer's FIN.
-  obj.close_cb = () => {
-    if (c.done_) return;
-    forget(c);
-    h.onClose();
-  };
-}
-
 export const kalumaSockets: SocketFactory = {
   connect(host, port, h) {
     keepCollecting();
     for (let i = open.length - 1; i >= 0; i--) gone(open[i] as Conn);
     const target = resolved[host] || host;
-    const fd = freeSlot();
+    // A free slot; when none is left, placeholders give theirs up, oldest first.
+    let fd: number;
+    for (;;) {
+      try {
+        fd = __netdev.socket('AF_INET', 'STREAM');
+        break;
+      } catch (e) {
+        // 'WiFi is not connected.' (or not initialised) is not for want of a slot.
+        if (!held.length || String(e).indexOf('WiFi') >= 0) throw e;
+        unhold();
+      }
+    }
     const obj = __netdev.get(fd) as Slot;
     // The connection's record is the Socket the caller holds, too.
     const c: Conn = {
@@ -290,10 +271,7 @@ export const kalumaSockets: SocketFactory = {
       done_: false,
       up_: false,
       linger_: undefined,
-      write(data) {
-        if (c.done_ || !ours(fd, obj)) throw new Error('socket closed');
-        writePieces(fd, data);
-      },
+      write,
       release() {
         if (c.done_ || c.linger_ !== undefined) return;
         // close() forgets c, which clears c.linger_, on every path.
@@ -305,7 +283,23 @@ export const kalumaSockets: SocketFactory = {
         close(c);
       },
     };
-    hook(c, h, host, target);
+    obj.connect_cb = () => {
+      if (c.done_) return;
+      c.up_ = true;
+      const a = obj.raddr;
+      const dotted = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+      if (target === host && !dotted.test(host) && a && dotted.test(a) && a !== '0.0.0.0') resolved[host] = a;
+      h.onConnect();
+    };
+    obj.read_cb = (d) => {
+      if (!c.done_) h.onData(d);
+    };
+    // The driver closed the slot: the peer's FIN.
+    obj.close_cb = () => {
+      if (c.done_) return;
+      forget(c);
+      h.onClose();
+    };
     try {
       // Blocks in DNS for a host name (at most ~3 s); throws when it fails.
       __netdev.connect(fd, target, port);
