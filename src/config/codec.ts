@@ -1,6 +1,4 @@
-// The config checker and the saved form, together: what the store asks the
-// cold module 'check' for (src/residency.json). The host and the tests use it
-// directly.
+// The config checker and the saved form: the cold module 'check'.
 import type { ConfigCodec } from './store';
 import { toSaved } from './saved';
 import { validateConfig } from './validate';

@@ -1,7 +1,5 @@
-// What the resident program knows of configuration without the checker
-// (validate.ts and the schema are cold code): the settings a board boots
-// with when nothing valid is saved, and what is still missing before the
-// agent can deliver. A test holds these defaults equal to the schema's.
+// The defaults the resident program needs without the checker (the schema is
+// cold code); a test holds them equal to the schema's.
 import { DEFAULT_BOARD } from '../board';
 import type { AgentConfig } from './types';
 

@@ -1,6 +1,5 @@
-// What a person reads at the console: current values one key per line with
-// secrets masked, and help generated from the schema table. Lines stay within
-// 80 columns so a serial terminal never wraps them.
+// Settings and help as the console shows them, within 80 columns so a serial
+// terminal never wraps them.
 
 import type { Field } from './schema';
 import { DEVICE_FIELDS, OUTPUT_FIELDS, SCALAR_FIELDS, SCHEMA, SENSOR_FIELDS, fieldName, holderOf, propOf, ruleOf } from './schema';

@@ -1,9 +1,6 @@
-// Console edits on a pending copy of the configuration. Each change is made
-// on the saved form and the whole result validated again, so a change that
-// breaks any rule (its own or a cross-check) is refused and changes nothing.
-// Only a required field of an entry made a field at a time (a sensor from
-// its kind, then its pin) may still be missing (src/config/required.ts names
-// it); save() refuses until it is set. An entry given whole lacks nothing.
+// Console edits on a pending copy. Each change is validated with the whole
+// configuration, so a change that breaks any rule changes nothing; only an
+// entry made a field at a time may lack a required field until save().
 
 import { keyList, missingKeys } from './required';
 import type { Saved } from './saved';
@@ -113,8 +110,7 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
       }
 
       if (!f) {
-        // A whole entry at once: how a device or an output (four required
-        // fields, none with a default) is created.
+        // A whole entry at once: how a device or an output is created.
         if (!isObj(value)) {
           return (
             at +
@@ -141,16 +137,15 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
       const v = coerce(f, value);
       const isKind = what === 'sensor' && fieldName(f) === 'kind';
       if (!entry && !isKind) {
-        // A sensor from its kind (its pin set next); a device or an output
-        // whole, its required fields named from the schema.
+        // A sensor from its kind; a device or an output whole.
         const form = "', {" + fields.filter((g) => g.required_).map(fieldName).join(', ') + '})';
         return at + ': no such ' + what + '; create it with set(' + "'" + at + (what === 'sensor' ? ".kind', ...)" : form);
       }
       const target = entry || { name };
       if (!entry) list.push(target);
       target[propOf(f)] = v;
-      // The internal sensor has one pin. Any other kind keeps the pin it had;
-      // a new one has none until set: a guessed pin would be saved unseen.
+      // The internal sensor has one pin; a new sensor has none until set:
+      // a guessed pin would be saved unseen.
       if (isKind && v === 'temperature') delete target.pin;
       return undefined;
     });

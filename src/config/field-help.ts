@@ -1,7 +1,5 @@
-// What help('keys') says of each setting, keyed as in the schema table
-// (src/config/schema.ts). Cold code: only the help command reads it, so the
-// text is not on the heap while the agent runs. At most 60 characters each,
-// so a line fits 80 columns.
+// What help('keys') says of each setting: cold code, so the text is not on the
+// heap while the agent runs. At most 60 characters, so a line fits 80 columns.
 
 type Texts = Record<string, string>;
 

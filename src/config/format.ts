@@ -1,5 +1,4 @@
-// The console form of a setting's value, also how filters and calibration
-// points are saved: 'median:5,ewma:0.3', '0:0,3.3:100', 'temp,hum'.
+// The console form of a value, also how filters and points are saved.
 import type { Field } from './schema';
 import { FILTER_PARAMS, T, mask } from './schema';
 import type { FilterSpec } from './types';

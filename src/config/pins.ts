@@ -1,7 +1,5 @@
-// Which pins a sensor or an output may use on a board: cold code only (the
-// config's checks and editor). Not in src/board.ts, whose exports the
-// resident program hands to cold code (src/shared.ts): a function listed
-// there stays on every running board's heap, with its code, for good.
+// Which pins a sensor or an output may use: cold code, not in src/board.ts,
+// whose shared exports stay on every running board's heap.
 import type { Board } from '../board';
 import type { SensorKind } from './types';
 
@@ -19,8 +17,7 @@ export function checkPin(b: Board, pin: number, use: SensorKind | 'output'): str
   if (pin === temp) return at + ' is the internal temperature sensor; use kind temperature';
   if (b.gpio.indexOf(pin) < 0) return at + ': not a GPIO on the ' + b.name + ' header';
   if (pin === b.bootSkipPin) {
-    // The firmware samples this pin at reset and skips the program when it
-    // reads low: an output's load can pull it low as surely as a sensor.
+    // The firmware skips the program when this pin reads low at reset.
     return at + ': GP' + pin + ' is the boot-skip pin; ' + (use === 'output' ? 'an output' : 'a sensor') + ' that holds it low at power-up stops the program from starting';
   }
   if (use === 'analog' && b.adcChannels[pin] === undefined) {

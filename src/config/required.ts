@@ -1,7 +1,5 @@
-// What the console's unsaved changes still lack before save() takes them:
-// a sensor, device or output may be made a field at a time, so until each
-// of its required fields has a value it is pending, never saved (save()
-// checks the whole configuration and names what is missing).
+// What unsaved changes still lack before save(): an entry made a field at a
+// time stays pending until each required field has a value.
 import type { Field } from './schema';
 import { DEVICE_FIELDS, OUTPUT_FIELDS, SENSOR_FIELDS, fieldName, propOf } from './schema';
 import type { AgentConfig } from './types';

@@ -1,7 +1,5 @@
-// The saved form of a configuration: the nested shape validateConfig reads,
-// holding only what differs from the schema defaults. The file stays small
-// and readable, and a default improved by a firmware update reaches every
-// board that never changed that setting.
+// The saved form holds only what differs from the defaults, so a default
+// improved by an update reaches every board that never changed it.
 
 import { formatValue } from './format';
 import { DEVICE_FIELDS, OUTPUT_FIELDS, SCALAR_FIELDS, SENSOR_FIELDS, T, defaultOf, fieldName, holderOf, propOf } from './schema';

@@ -1,8 +1,5 @@
-// The one table behind configuration: defaults, validation rules and secret
-// masking all read it, so a new setting is one new row here (and its help
-// text in field-help.ts, cold code that only help('keys') loads).
-// Keys are what a person types at the console; '*' stands for the name of a
-// sensor or device entry.
+// The one table behind configuration (defaults, rules, masking): a new setting
+// is one row here and its help text in field-help.ts.
 
 import { DEFAULT_BOARD } from '../board';
 import type { SensorKind } from './types';
@@ -20,13 +17,11 @@ export const enum T {
   Filters,
 }
 
-// A row's properties end in '_': the build gives them short names on the
-// device (scripts/build/mangle.ts), where the cold modules name them hundreds
-// of times. A row never leaves the program as JSON.
+// Properties ending in '_' get short names from the build (scripts/build/mangle.ts);
+// a row never leaves the program as JSON.
 export interface Field {
   /** The key as typed at the console ('*' for an entry's name). */
   key_: string;
-  /** Type. */
   type_: T;
   /** Default value; undefined with `required_` means the entry must give it. */
   default_?: unknown;
@@ -49,7 +44,6 @@ export interface Field {
   secret_?: boolean;
   /** A password: shown only as set or unset, never a character of it nor its length. */
   password_?: boolean;
-  /** Required. */
   required_?: boolean;
   /** Sensor or output fields that apply only to some kinds. */
   kinds_?: readonly string[];
@@ -61,7 +55,7 @@ export const SENSOR_KINDS: readonly SensorKind[] = ['digital', 'analog', 'temper
 export const BOARD_NAMES = ['pico-w', 'pico2-w'] as const;
 /** Sensor names become JSON keys and XML element names. */
 export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,15}$/;
-/** Bounded so the sampler and its filters fit the 180 KB heap. */
+/** Bounded so the sampler and its filters fit the Pico W's heap. */
 export const MAX_SENSORS = 8;
 export const MAX_DEVICES = 4;
 export const MAX_FILTERS = 6;

@@ -1,17 +1,8 @@
-// The configuration on flash. Writes go to '<path>.tmp' and are renamed over
-// the file (atomic on LittleFS), so a power cut leaves the old or the new
-// file, never half of one. A missing or broken file never stops the boot:
-// the agent starts on defaults with the console, and the errors say why.
-//
-// Checking a configuration takes the schema and the validator, which are
-// cold code (the cold module 'check', through `codec`). The resident program only
-// reads what was checked: 'config.ok' holds the checked configuration, bound
-// to the exact bytes of 'config.json' and to the checker by its first line
-//   <crc32 of config.json> <checker id> <crc32 of the JSON below>
-// so a board boots without the checker once its file has been checked, and a
-// file changed behind its back (flash.sh --config) or a build whose checker
-// differs is checked again, once. The checker id is the CRC of the check
-// module's code: a build that leaves configuration alone keeps it.
+// The configuration on flash, written to a .tmp file and renamed so a power
+// cut leaves the old or the new file; a broken file boots on defaults.
+// The checker is cold code, so 'config.ok' keeps the checked configuration
+// under the line `<crc32 of config.json> <checker id> <crc32 of the JSON>`:
+// a file changed behind the board's back, or another checker, is checked again.
 
 import type { FileStore, Log } from '../ports/ports';
 import { crc32 } from '../queue/crc32';
@@ -28,7 +19,6 @@ export interface ConfigCodec {
   text(c: AgentConfig): string;
 }
 
-/** The codec, or why it cannot be had (cold code missing or damaged). */
 /** The checker, or why it is unavailable; undefined: not now (load() then reports the file as unchecked). */
 export type CodecSource = () => ConfigCodec | string | undefined;
 
@@ -50,32 +40,27 @@ export interface ConfigStore {
   loadLastKnownGood(): AgentConfig | undefined;
 }
 
-/** Bytes read at a time when checking the last-known-good copy on flash (a const enum: no binding kept). */
+/** Bytes read at a time when checking the last-known-good copy (a const enum: no binding on the heap). */
 const enum K {
   LkgWindow = 512,
 }
-// Kaluma's storage keys (WIFI_SSID, ...) are never read here: on the board
-// every storage read overruns the C heap, so they are imported once, by a
-// person, with the console's importWifi().
+// Kaluma's storage keys are never read here: on Kaluma 1.2.1 every storage read
+// overruns the C heap (docs/architecture.md, The ports and the runtime's defects).
 export function createConfigStore(o: { files: FileStore; codec: CodecSource; checker: string; log?: Log; path?: string }): ConfigStore {
   const path = o.path || 'config.json';
   const base = path.replace(/\.json$/, '');
   const okPath = base + '.ok';
   const lkgPath = base + '.lkg.json';
   const { files } = o;
-  // Which saved text is the running one: 0 none, one more for each text
-  // loaded or saved. The text itself stays on flash (config.json) until a
-  // last-known-good copy needs it: kept in RAM it was 0.7 KB of every
-  // running agent's heap for one write per change.
+  // Which saved text is the running one (0 none, one more per load or save);
+  // the text itself stays on flash, not on every running agent's heap.
   let current = 0;
 
   /** The configuration (and which saved text) last known to be the last-known-good copy on flash. */
   let lkgOf: AgentConfig | undefined;
   let lkgSaved = 0;
 
-  // Helpers used once are written in place, and (e instanceof Error ?
-  // e.message : String(e)) and TextEncoder are too: a function each would be
-  // kept on the heap as long as the store.
+  // Helpers used once are written in place: a function each would stay on the heap with the store.
 
   /** Replaces p by the UTF-8 of `s`, followed by `more` and `last` when given (written as they are, with no copy of the whole). */
   const writeAtomic = (p: string, s: string, more?: Uint8Array, last?: Uint8Array): string | undefined => {
@@ -125,9 +110,7 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
       const text = saved && decodeUtf8(saved);
       if (saved && text === undefined) errors.push(path + ': not UTF-8 text');
       if (saved && text !== undefined) {
-        // The checked configuration of `saved`, when config.ok holds it for
-        // this checker. Boot path: the CRC runs over the bytes as read, and
-        // only the JSON part is decoded, once.
+        // The boot path: the CRC runs over the bytes as read; only the JSON is decoded.
         try {
           const b = files.read(okPath);
           const nl = b === undefined ? -1 : b.indexOf(10);
@@ -176,11 +159,8 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
       return r.ok ? store(text, r.config) : path + ': not saved (' + r.errors.join('; ') + ')';
     },
     saveLastKnownGood(c) {
-      // Asked after every delivery: once this configuration is known to be
-      // on flash, nothing is made again. Otherwise the copy is made in parts
-      // from the saved bytes as read and the configuration's UTF-8, with no
-      // string of the whole (that string, its UTF-8 and the saved text took
-      // ~5 KB of heap at once on the device's engine; this takes ~3 KB):
+      // Asked after every delivery: nothing is made again once on flash. The
+      // copy is written in parts, with no string of the whole on the heap:
       //   {"stamp":"<n> <crc>","saved":<the n saved bytes>,"config":<JSON>}
       // where crc covers everything after the stamp's part.
       if (!current || (c === lkgOf && current === lkgSaved)) return undefined;
@@ -195,8 +175,7 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
       const crc = crc32(tail, 0, tail.length, crc32(saved, 0, saved.length));
       const head = '{"stamp":"' + saved.length + ' ' + crc.toString(16) + '","saved":';
       const size = head.length + saved.length + tail.length;
-      // The same copy is on flash when its stamp, its size and the CRC of
-      // what follows the stamp say so: read a window at a time.
+      // The same copy is on flash when its stamp, size and CRC say so.
       let same = false;
       try {
         if (files.size(lkgPath) === size && decodeUtf8(files.readAt(lkgPath, 0, head.length)) === head) {
@@ -222,8 +201,7 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
         const b = files.read(lkgPath);
         const got = b && (JSON.parse(decodeUtf8(b) || '') as { stamp?: unknown; saved?: unknown; config?: AgentConfig });
         if (!b || !got || !got.config || !Array.isArray(got.config.devices) || typeof got.config.agent !== 'object') return undefined;
-        // The saved text goes back exactly as it was: its bytes follow the
-        // stamp. (A copy made before stamps holds it as a string.)
+        // The saved bytes follow the stamp (a copy made before stamps holds a string).
         let saved = got.saved;
         if (typeof got.stamp === 'string') {
           const at = 20 + got.stamp.length;

@@ -1,6 +1,5 @@
-// The shape of a validated configuration. src/config/schema.ts is the one
-// table that drives defaults, validation, help and masking; this file only
-// names the result so every module agrees on it.
+// The shape of a validated configuration; its defaults and rules are the
+// schema's (src/config/schema.ts).
 
 import type { DeviceConfig } from '../model';
 import type { Pull } from '../ports/ports';
@@ -21,33 +20,30 @@ export interface SensorConfig {
   kind: SensorKind;
   /** GPIO number; 30 for the internal temperature sensor. */
   pin: number;
-  /** Sampling period. Default 60000, minimum 1000. */
   intervalMs: number;
   /** Unit label sent with readings ('C' for temperature, 'V' for uncalibrated analog, '' for digital). */
   unit: string;
-  /** Ordered filter chain. */
   filters: FilterSpec[];
-  /** digital, counter: input pull. Default 'none' (digital) / 'up' (counter). */
+  /** digital, counter: input pull. */
   pull?: Pull;
   /** digital: report 1 for a low level. */
   invert?: boolean;
-  /** analog: ADC reference voltage. Default 3.3. */
+  /** analog: ADC reference voltage. */
   vrefV?: number;
-  /** analog: value = volts * scale + offset. Defaults 1 and 0. */
+  /** analog: value = volts * scale + offset. */
   scale?: number;
   offset?: number;
   /** analog: two-point calibration [[volts1, value1], [volts2, value2]]; overrides scale/offset. */
   points?: [[number, number], [number, number]];
-  /** analog, temperature: reads averaged per sample. Default 1 (analog), 8 (temperature). */
+  /** analog, temperature: reads averaged per sample. */
   oversample?: number;
-  /** temperature: added to the computed degrees C. Default 0. */
+  /** temperature: added to the computed degrees C. */
   offsetC?: number;
-  /** counter: how often the pin is polled for rising edges. Default 10. */
+  /** counter: how often the pin is polled for rising edges. */
   pollMs?: number;
 }
 
 export interface AgentLimits {
-  /** Outbox bound in bytes on the file store. */
   outboxBytes: number;
   backoffBaseMs: number;
   backoffCapMs: number;
@@ -55,7 +51,6 @@ export interface AgentLimits {
   watchdog: boolean;
   /** Request deadline, connect included. */
   requestTimeoutMs: number;
-  /** Largest accepted response. */
   maxResponseBytes: number;
   /** A changed config that delivers nothing for this long is reverted to the last known good; 0 = never. */
   lkgRevertMs: number;
@@ -73,7 +68,6 @@ export interface HealthConfig {
   id: number;
   /** DevicePIN of that device. */
   pin: number;
-  /** Time between reports. Default 15 min. */
   intervalMs: number;
 }
 
@@ -87,24 +81,20 @@ export interface OutputConfig {
   /** [A-Za-z_][A-Za-z0-9_]{0,15}, as sensors. */
   name: string;
   kind: OutputKind;
-  /** GPIO number. */
   pin: number;
   /** digital: drive the pin low for 1. */
   invert?: boolean;
-  /** pwm: frequency. Default 1000. */
   freqHz?: number;
-  /** pwm: duty = value / scale (default 1, so the value is the duty 0..1). */
+  /** pwm: duty = value / scale. */
   scale?: number;
   /** The source device: DeviceID and DevicePIN of a device of the account. */
   sourceId: number;
   sourcePin: number;
   /** '' for a Value device; else the source is a JSON device and this is the field (a.b for a nested one). */
   field: string;
-  /** Time between reads. Default 60 s, minimum 5 s. */
   pollMs: number;
   /** Held at boot until the first good read, and after failsafeMs without one: digital 0/1, pwm a duty 0..1. */
   safe: number;
-  /** Default 10 min. */
   failsafeMs: number;
 }
 

@@ -1,8 +1,6 @@
-// Checks a whole configuration in its saved JSON form before anything uses
-// it: every broken rule becomes one line naming its key, all reported at
-// once, and nothing half-valid comes out. Rules come from the schema table;
-// this file adds only what spans fields (pins, names, device contents,
-// output sources).
+// Checks a whole saved configuration before anything uses it: every broken
+// rule is one line naming its key, all at once, and nothing half-valid comes
+// out. The schema gives the rules; this file adds those that span fields.
 
 import { DEFAULT_BOARD, getBoard } from '../board';
 import type { Board } from '../board';
@@ -46,12 +44,10 @@ const blank = (s: string): boolean => s.trim() === '';
 const codeOf = (c: number): string => 'U+' + ('000' + c.toString(16).toUpperCase()).slice(-4);
 
 /**
- * What every string from outside (typed at the console, or in a file that
- * flash.sh --config wrote) must be before its field's own rule: text with
- * no control character and no half of a surrogate pair, and printable ASCII
- * where the field holds only that. A secret's line names none of its
- * characters. Loops, not regular expressions: a compiled pattern stays on
- * the device's heap.
+ * What every string from outside must be before its field's own rule: no
+ * control character, no lone surrogate, printable ASCII where the field says.
+ * A secret's line names none of its characters. Loops, not regular
+ * expressions: a compiled pattern stays on the device's heap.
  */
 export function textRule(f: Field, s: string): string | undefined {
   let rule = '';
@@ -71,11 +67,7 @@ export function textRule(f: Field, s: string): string | undefined {
   return rule + ' (' + codeOf(s.charCodeAt(i - 1)) + ' at character ' + i + ')';
 }
 
-/**
- * A key or value an error line quotes: printable ASCII, every other
- * character as \uXXXX, at most 40 characters, so a bad input can neither
- * garble the terminal nor flood it.
- */
+/** A key or value as an error line quotes it, so a bad input can neither garble the terminal nor flood it. */
 export function printable(s: string): string {
   let out = '';
   for (let i = 0; i < s.length; i++) {
@@ -313,10 +305,8 @@ const SECTIONS = ['wifi', 'service', 'agent', 'health'];
 const TOP = /* @__PURE__ */ ['board', 'sensors', 'devices', 'outputs'].concat(SECTIONS);
 
 /**
- * The saved JSON form (defaults filled in) to a checked AgentConfig, or every
- * error. `pending`: the console's unsaved changes, where a sensor, device or
- * output may still lack a required field (save() checks without it, and
- * src/config/required.ts names what is missing).
+ * The saved form to a checked AgentConfig (defaults filled in), or every
+ * error. `pending`: unsaved changes, where an entry may still lack a required field.
  */
 export function validateConfig(raw: unknown, pending?: boolean): Validated {
   if (!isObj(raw)) return { ok: false, errors: ['config: must be a JSON object'] };
@@ -376,10 +366,7 @@ function checkScalars(raw: Obj, err: Err): Obj {
 /** Claims the pin of a sensor or output for its key. */
 type ClaimPin = (key: string, s: Obj, use: SensorKind | 'output') => void;
 
-/**
- * Sensors and outputs share the pins: each pin serves one of them, named
- * by its key with a space ('sensor door', 'output vent').
- */
+/** Sensors and outputs share the pins: each pin serves one of them. */
 function pinClaimer(board: Board | undefined, err: Err): ClaimPin {
   const pinOwner: Record<string, string> = {};
   return (key, s, use) => {
@@ -435,8 +422,7 @@ function checkOutputs(raw: Obj, claimPin: ClaimPin, idOwner: Record<string, stri
     if (!s) continue;
     claimPin(key, s, 'output');
     if (s.kind === 'digital' && s.safe !== 0 && s.safe !== 1) err(key + '.safe: must be 0 or 1 for kind digital');
-    // The devices this board writes: a value read back from one of them
-    // would be the board's own readings driving its output.
+    // A device this board writes would have its own readings drive the output.
     const id = s.sourceId as number;
     const writer = idOwner[id] ? 'device ' + idOwner[id] + "'s" : id === healthId ? 'health.id' : undefined;
     if (writer) err(key + '.sourceId: id ' + id + ' is ' + writer + ', which this board writes; an output reads a control device of its own');
