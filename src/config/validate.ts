@@ -3,7 +3,6 @@
 // out. The schema gives the rules; this file adds those that span fields.
 
 import { DEFAULT_BOARD, getBoard } from '../board';
-import type { Board } from '../board';
 import { checkPin } from './pins';
 import { parseBaseUrl } from '../service/url';
 import { utf8Length } from '../service/utf8';
@@ -304,6 +303,9 @@ function kindEntry(e: Entry, fields: readonly Field[], err: Err): Obj | undefine
 const SECTIONS = ['wifi', 'service', 'agent', 'health'];
 const TOP = /* @__PURE__ */ ['board', 'sensors', 'devices', 'outputs'].concat(SECTIONS);
 
+/** Claims the pin of a sensor or output for its key. */
+type ClaimPin = (key: string, s: Obj, use: SensorKind | 'output') => void;
+
 /**
  * The saved form to a checked AgentConfig (defaults filled in), or every
  * error. `pending`: unsaved changes, where an entry may still lack a required field.
@@ -312,7 +314,18 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
   if (!isObj(raw)) return { ok: false, errors: ['config: must be a JSON object'] };
   const errors: string[] = [];
   const err: Err = (line, missing) => void (missing && pending ? 0 : errors.push(line));
-  const cfg = checkScalars(raw, err);
+  for (const k in raw) if (!has(TOP, k)) err(printable(k) + ': unknown key');
+  const cfg: Obj = { board: '' };
+  for (const sec of SECTIONS) {
+    cfg[sec] = {};
+    const s = raw[sec];
+    if (s !== undefined && !isObj(s)) err(sec + ': must be an object');
+    if (isObj(s)) for (const k in s) if (!SCALAR_FIELDS.some((f) => f.key_ === sec + '.' + k)) err(sec + '.' + printable(k) + ': unknown key');
+  }
+  for (const f of SCALAR_FIELDS) {
+    const src = holderOf(raw, f);
+    (holderOf(cfg, f) as Obj)[fieldName(f)] = take(f, f.key_, isObj(src) ? src[fieldName(f)] : undefined, f.default_, err);
+  }
   const agent = cfg.agent as AgentConfig['agent'];
   const board = getBoard(cfg.board as string);
   // A known name with no data: a device build carries only the board it was built for.
@@ -321,7 +334,19 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
   if (board && agent.outboxBytes > board.flash.fsBytes / 2) {
     err('agent.outboxBytes: at most half the file system (' + board.flash.fsBytes / 2 + ' on ' + board.name + ')');
   }
-  const claimPin = pinClaimer(board, err);
+
+  // Sensors and outputs share the pins: each pin serves one of them, named
+  // by its key with a space ('sensor door', 'output vent').
+  const pinOwner: Record<string, string> = {};
+  const claimPin: ClaimPin = (key, s, use) => {
+    const pin = s.pin as number | undefined;
+    if (pin === undefined || !board) return;
+    const rule = checkPin(board, pin, use);
+    const owner = pinOwner[pin];
+    if (rule) err(key + '.pin: ' + rule);
+    else if (owner) err(key + '.pin: pin ' + pin + ' is already used by ' + owner);
+    else pinOwner[pin] = key.replace('.', ' ');
+  };
 
   const sensors: Obj[] = [];
   const sensorEntries = entries(raw, 'sensor', MAX_SENSORS, err);
@@ -344,40 +369,6 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
   cfg.devices = devices;
   cfg.outputs = outputs;
   return { ok: true, config: cfg as unknown as AgentConfig };
-}
-
-/** The top level's keys, its sections and every setting in them (a default in place of what is absent or wrong). */
-function checkScalars(raw: Obj, err: Err): Obj {
-  for (const k in raw) if (!has(TOP, k)) err(printable(k) + ': unknown key');
-  const cfg: Obj = { board: '' };
-  for (const sec of SECTIONS) {
-    cfg[sec] = {};
-    const s = raw[sec];
-    if (s !== undefined && !isObj(s)) err(sec + ': must be an object');
-    if (isObj(s)) for (const k in s) if (!SCALAR_FIELDS.some((f) => f.key_ === sec + '.' + k)) err(sec + '.' + printable(k) + ': unknown key');
-  }
-  for (const f of SCALAR_FIELDS) {
-    const src = holderOf(raw, f);
-    (holderOf(cfg, f) as Obj)[fieldName(f)] = take(f, f.key_, isObj(src) ? src[fieldName(f)] : undefined, f.default_, err);
-  }
-  return cfg;
-}
-
-/** Claims the pin of a sensor or output for its key. */
-type ClaimPin = (key: string, s: Obj, use: SensorKind | 'output') => void;
-
-/** Sensors and outputs share the pins: each pin serves one of them. */
-function pinClaimer(board: Board | undefined, err: Err): ClaimPin {
-  const pinOwner: Record<string, string> = {};
-  return (key, s, use) => {
-    const pin = s.pin as number | undefined;
-    if (pin === undefined || !board) return;
-    const rule = checkPin(board, pin, use);
-    const owner = pinOwner[pin];
-    if (rule) err(key + '.pin: ' + rule);
-    else if (owner) err(key + '.pin: pin ' + pin + ' is already used by ' + owner);
-    else pinOwner[pin] = key.replace('.', ' ');
-  };
 }
 
 /** The devices, each carrying sensors that exist; `idOwner` gets each id's device name. */
