@@ -1,18 +1,9 @@
-// A small HTTP client over the Socket port. Kaluma's own http module
-// half-closes, hangs on chunked replies and mangles headers, so we frame the
-// response ourselves. Requests are HTTP/1.0 (with Host): the server closes
-// the connection after its reply, and the exchange leaves the closing to it
-// (Socket.release), because a socket we close first lets the server's late
-// FIN close the next one on Kaluma. We close first only at a deadline.
-// Nothing the server sends becomes a string unless it is well-formed UTF-8.
-//
-// What an exchange allocates was measured on the device's engine
-// (scripts/measure/engine/write-alloc.ts); on a heap of 180 KB every byte of this
-// file's code costs heap too, for good, so the cuts are the cheap ones: no
-// iterator, regular expression or copy of the request made per exchange, no
-// array per event, one object per exchange and no closure but its deadline's
-// (a closure costs its function object and an environment), and a reply that arrives in one segment is parsed where
-// it is, without a buffer of its own.
+// A small HTTP client over the Socket port (Kaluma's http module half-closes,
+// hangs on chunked replies and mangles headers). Requests are HTTP/1.0, so the
+// server closes first: a socket we close first lets a late FIN close the next
+// one on Kaluma. Nothing received becomes a string unless it is UTF-8.
+// Per exchange: one object, no iterator, regular expression, copy or closure
+// but the deadline's, and a reply in one segment parsed where it arrived.
 import type { Socket, SocketFactory, SocketHandlers, TimerId, Timers } from '../ports/ports';
 import { utf8Length } from '../service/utf8';
 import { decodeUtf8, isUtf8 } from '../utf8';
@@ -32,29 +23,23 @@ const CHUNK_DATA = 6;
 const UNTIL_CLOSE = 7;
 
 const encoder = new TextEncoder();
-// Pure: the bundles that take only a helper from this file leave it out.
+// Pure, so bundles that take only a helper from this file leave it out.
 const EMPTY: Uint8Array = /* @__PURE__ */ new Uint8Array(0);
 // A regular expression literal is a new object each time it is evaluated.
 const CHUNKED = /chunked/i;
-// The status line as /^HTTP\/\d\.\d (\d\d\d)(?: (.*))?$/ would take it,
-// byte by byte ('0': a digit), so that reading it makes no match array and
-// no string but the reason.
+// The status line's form, byte by byte ('0': a digit): no match array.
 const STATUS_FORM = 'HTTP/0.0 000';
 
-/**
- * One exchange: a single object, which is its own socket handlers (they are
- * on its prototype, made once per client, as are the functions it is given to).
- */
+/** One exchange: a single object that is its own socket handlers (on its prototype). */
 interface Exchange extends SocketHandlers {
   resolve_: (r: HttpResult) => void;
   sock_: Socket | undefined;
   connected_: boolean;
   done_: boolean;
   sent_: number;
-  // Raw response bytes; chunked bodies are de-framed in place, so the body is
-  // always buf_[bodyStart_, bodyEnd_) and nothing beyond `max` is ever held. The first
-  // segment is borrowed (read where it arrived, never written to); a second
-  // one, or de-framing, copies what arrived into a buffer of its size.
+  // Raw response bytes; the body is always buf_[bodyStart_, bodyEnd_), chunks
+  // de-framed in place. The first segment is borrowed (never written to); a
+  // second one, or de-framing, copies into a buffer of the exchange's own.
   buf_: Uint8Array;
   borrowed_: boolean;
   end_: number;
@@ -66,16 +51,13 @@ interface Exchange extends SocketHandlers {
   phase_: number;
   status_: number;
   reason_: string;
-  // Made by the status line (again after a 1xx reply).
   headers_: Record<string, string>;
-  // The request's head and its body, each its own string when it is ASCII,
-  // else its UTF-8 bytes. Never joined: a batch's body is a few KB, and a
-  // joined request would hold it twice on the heap until written.
+  // The request's head and body, each a string when ASCII, else UTF-8 bytes;
+  // never joined, or a batch's body would sit twice on the heap.
   out_: Uint8Array | string;
   rest_: Uint8Array | string;
-  // One timer at a time: the connect deadline, and only if the exchange
-  // outlives it connected, the rest of the whole deadline (`wait_`; -1 when
-  // the whole deadline comes first).
+  // One timer: the connect deadline, then the rest of the whole one (`wait_`;
+  // -1 when the whole deadline comes first).
   wait_: number;
   timer_: TimerId;
 }
@@ -83,7 +65,6 @@ interface Exchange extends SocketHandlers {
 export function createHttpClient(
   o: { sockets: SocketFactory; timers: Timers } & HttpClientOptions,
 ): HttpClient {
-  // Read once, when the client is made.
   const sockets = o.sockets;
   const timers = o.timers;
   const max = o.maxResponseBytes ?? 8192;
@@ -91,13 +72,12 @@ export function createHttpClient(
   const ms = o.timeoutMs ?? 15000;
   const st: HttpStats = { exchanges: 0, failures: {} };
 
-  // What `request` hands to `start`: a promise runs its executor at once, so
-  // nothing comes between, and no executor is made per request.
+  // What `request` hands to `start` (a promise runs its executor at once): no executor per request.
   let nextRequest: HttpRequest | undefined;
 
   function start(resolve: (r: HttpResult) => void): void {
     const req = nextRequest as HttpRequest;
-    // Not held past the call: a batch's body can be a few KB.
+    // Not held past the call: a batch's body is large.
     nextRequest = undefined;
     const wait = connectMs <= ms ? ms - connectMs : -1;
     // The fields not named here are set before they are read.
@@ -124,10 +104,8 @@ export function createHttpClient(
         head += 'Content-Type: ' + (req.contentType ?? 'text/plain; charset=utf-8') + '\r\nContent-Length: ' + len + '\r\n';
       }
       head += '\r\n';
-      // Almost every request is ASCII (encoded readings, percent-encoded
-      // paths): it goes to the port as the strings it is, with no byte array,
-      // and Kaluma's port hands a string to its driver, which takes strings,
-      // without making one again. Anything else is encoded.
+      // Almost every request is ASCII: it goes to the driver as the string it
+      // is, with no byte array. Anything else is encoded.
       x.out_ = utf8Length(head) === head.length ? head : encoder.encode(head);
       x.rest_ = len === body.length ? body : encoder.encode(body);
 
@@ -244,9 +222,8 @@ export function createHttpClient(
         x.scan_ = end;
         return;
       }
-      // A line is buf[a, z). Only the status line and the values of the
-      // headers in KEEP become strings (and only when they are UTF-8):
-      // whatever else a server sends costs no heap beyond the bounded buffer.
+      // A line is buf[a, z). Only the status line and KEEP's header values
+      // become strings: anything else costs no heap beyond the bounded buffer.
       const z = e > a && buf[e - 1] === CR ? e - 1 : e;
       x.at_ = e + 1;
       if (phase === STATUS) {

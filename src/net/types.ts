@@ -1,5 +1,5 @@
-// Contract of the HTTP/1.1 client (src/net/http.ts). Outcomes are values:
-// the client never throws and never rejects for network failures.
+// Contract of the HTTP client (src/net/http.ts). Outcomes are values: the
+// client never throws and never rejects for network failures.
 
 export interface HttpRequest {
   method: 'GET' | 'POST';

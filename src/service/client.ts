@@ -1,25 +1,8 @@
-// The Device Data Service client: the write operations the agent delivers
-// with, each resolving (never rejecting) to an Outcome. The other operations
-// (read-back, API key, device creation) are in reads.ts, cold code used only
-// by console commands; they run through the same call().
-//
-// Classification:
-//   2xx                          ok, unless the body signals an error (see
-//                                parse.ts) or lacks what the operation needs:
-//                                then hold or reject (refusal.ts), with the
-//                                body summarised
-//   408, 425, 429, 5xx           retry, with Retry-After as retryAfterMs
-//   connect, timeout, reset,     retry
-//   protocol failures            (a garbled reply is as likely a passing
-//                                fault as a wrong server; backoff bounds it)
-//   too-large failure            reject: asking again gets the same oversized
-//                                reply and would block the queue behind it
-//   1xx, 3xx, other 4xx          hold (the node's configuration or the
-//                                account: readings wait) or reject (the
-//                                record itself), by refusal.ts's table
-// Bad inputs are rejected before any network I/O. The API key and password
-// never appear in reasons, notes or log lines: they are masked wherever they
-// would (raw or percent-encoded), and so is a key found in a reply.
+// The Device Data Service client: each write resolves, never rejects, to an
+// outcome (docs/architecture.md, Delivery). A garbled reply is a retry (as
+// likely a passing fault as a wrong server); a reply too large is a reject,
+// since asking again would block the queue. Secrets are masked in every
+// reason, raw or percent-encoded.
 
 import type { HttpClient, HttpRequest, HttpResult } from '../net/types';
 import type { Log } from '../ports/ports';
@@ -43,11 +26,7 @@ export type Outcome<T> =
 
 export interface ServiceClient {
   writeValue(dev: DeviceRef, text: string): Promise<Outcome<undefined>>;
-  /**
-   * `made`: the caller encoded the text itself (the uplink's encoders), so it
-   * is not parsed again to check it. Parsing a 20-record batch to check it
-   * put a 6 KB tree on the device's heap during every drain write.
-   */
+  /** `made`: the caller's own encoders made the text, so it is not parsed again: a batch's tree is large. */
   writeJson(dev: DeviceRef, json: string, made?: boolean): Promise<Outcome<undefined>>;
   /** Not checked here: the console's client (withReads, src/service/reads.ts) checks XML it did not make. */
   writeXml(dev: DeviceRef, xml: string, made?: boolean): Promise<Outcome<undefined>>;
@@ -123,8 +102,7 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
     return text;
   }
 
-  // The call's body moves into the request, and from there to the socket:
-  // a batch's body (2.2 KB for 20 records) is not held through the reply.
+  // The body moves into the request and on to the socket, not held through the reply.
   function requestOf(c: Call<unknown>, values: string[]): HttpRequest {
     const req: HttpRequest = { method: c.body === undefined ? 'GET' : 'POST', host, port, path: apiPath(prefix, c.op, values), body: c.body, contentType: c.contentType };
     c.body = undefined;
@@ -179,8 +157,7 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
     return { kind: c.holds ? refusalKind(status, r.body) : 'reject', reason, status, bytesSent };
   }
 
-  // The three writes in one: `kind` names the operation and the body's type.
-  // The reply check is parseWriteReply itself (it applies the error rule).
+  // The three writes in one function: `kind` names the operation and the body's type.
   function write(kind: string, dev: DeviceRef, text: string, made?: boolean): Promise<Outcome<undefined>> {
     const segments = devSegments(dev);
     let problem = devProblem(dev);

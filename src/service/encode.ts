@@ -1,22 +1,9 @@
-// Payloads for the three device formats, built from readings.
-//
-// Value: the number as text, e.g. `21.50` (it becomes the Data path segment).
-//
-// JSON (compact, ASCII only):
-//   {"temp":21.50,"hum":40.25,"seq":12,"uptime_ms":3400,"ts":"2026-11-22T08:05:00.000Z"}
-//   Each sensor's latest value under its name, in first-seen order, then the
-//   highest seq, the uptime of that reading and, only when its wall-clock time
-//   is known, ts (ISO 8601 UTC). With batch > 1 and readings from several
-//   sample groups: an array of such objects, oldest first. A new group starts
-//   when a sensor appears a second time. The caller picks how many readings to
-//   pass; every group given is encoded.
-//
-// XML (no declaration, ASCII only):
-//   <reading seq="12" uptime_ms="3400" ts="2026-11-22T08:05:00.000Z"><temp unit="C">21.50</temp><hum>40.25</hum></reading>
-//   One element per sensor (latest value), named after the sensor; `unit` is
-//   left out when the unit is empty; `ts` only when the time is known.
-//
-// Numbers: fixed decimals, see formatNumber.
+// Payloads for the three device formats, ASCII only:
+//   Value `21.50` (the Data path segment);
+//   JSON  {"temp":21.50,"hum":40.25,"seq":12,"uptime_ms":3400,"ts":"2026-11-22T08:05:00.000Z"};
+//   XML   <reading seq="12" uptime_ms="3400" ts="..."><temp unit="C">21.50</temp></reading>.
+// A JSON batch is an array of such objects, oldest first; ts only when the
+// wall-clock time is known (stamp.ts adds it at send time).
 
 import type { DataFormat, DeviceConfig, Reading } from '../model';
 import { codeAt } from './utf8';
@@ -25,13 +12,10 @@ export type Encoded = { ok: true; text: string } | { ok: false; error: string };
 
 
 /**
- * `v` with exactly `decimals` (0..6) digits after the point, never in
- * exponent notation and never '-0'. Rounds half away from zero on the
- * shortest decimal form of `v` (the digits String(v) shows), so 1.005 gives
- * '1.01' and 1.45 with one decimal gives '1.5', as a person reading the value
- * expects; toFixed would give '1.00' from the binary value, and engines
- * disagree on it. NaN, ±Infinity and |v| ≥ 1e21 give undefined: no sensor
- * reads that much, so such a value is a fault and the caller rejects it.
+ * `v` with exactly `decimals` digits after the point, never in exponent
+ * notation nor '-0'. Rounds half away from zero on the digits String(v) shows
+ * (1.005 gives '1.01', as a person expects; toFixed works on the binary value
+ * and engines disagree on it). NaN, ±Infinity and |v| ≥ 1e21 give undefined.
  */
 export function formatNumber(v: number, decimals: number): string | undefined {
   if (!isFinite(v) || Math.abs(v) >= 1e21 || !(decimals >= 0 && decimals <= 6 && decimals % 1 === 0)) {
@@ -123,9 +107,8 @@ interface Group {
 }
 
 /**
- * The payload of one write to `device` in `format` (its own by default); see
- * the top of this file. Value encodes the first reading. One function for
- * the three formats: on the device's engine every function costs heap.
+ * The payload of one write to `device` in `format` (its own by default).
+ * One function for the three formats: every function costs heap.
  */
 export function encodeFor(device: DeviceConfig, readings: Reading[], format: DataFormat = device.format): Encoded {
   const decimals = device.decimals === undefined ? 2 : device.decimals;

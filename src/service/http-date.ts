@@ -1,8 +1,6 @@
-// HTTP dates and Retry-After. Parsed by hand: engines differ in what
-// Date.parse accepts, and the device clock may be unset, so a Retry-After
-// date is measured against the reply's own Date header. No regular
-// expressions: their compiled forms stay on the device's heap, and each
-// exec allocates a match array.
+// HTTP dates and Retry-After, parsed by hand: engines differ in what
+// Date.parse accepts, and a regular expression stays compiled on the heap. The
+// device clock may be unset, so a Retry-After date is read against the reply's Date.
 
 /**
  * Whether `t` has the shape of `form`, a character each: an ASCII letter for

@@ -1,6 +1,4 @@
-// Replies to the operations only console commands use: read-back, API key
-// generation, device creation. Cold code (see src/service/reads.ts); the
-// shapes they accept are described in parse.ts.
+// Replies to the operations only console commands use (cold code).
 import type { Found } from './parse';
 import { describeBody, pairsOf, parseWriteReply, rootName, shape, unescapeXml } from './parse';
 

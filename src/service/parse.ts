@@ -62,8 +62,7 @@ function isPlain(v: unknown): v is Record<string, unknown> {
   return !!v && typeof v === 'object' && !Array.isArray(v);
 }
 
-// Loops are indexed throughout: a for-of over an array makes an iterator and
-// a result object per step on the device's engine.
+// Indexed loops: a for-of makes an iterator and a result object per step.
 function jsonPairs(v: unknown, out: Pair[], depth: number): void {
   let kids: unknown[] = [];
   if (Array.isArray(v)) {
@@ -81,10 +80,8 @@ function jsonPairs(v: unknown, out: Pair[], depth: number): void {
   if (depth > 0) for (let i = 0; i < kids.length; i++) if (isPlain(kids[i])) jsonPairs(kids[i], out, depth - 1);
 }
 
-// The XML patterns below are made when used (new RegExp), not written as
-// literals: the device's engine compiles a literal with its function's code
-// and keeps it as long as that code, ~1 KB for these five in every running
-// agent, where a write's reply is seldom XML.
+// The XML patterns are made when used (new RegExp): a literal stays compiled
+// with its function's code in every running agent, and a reply is seldom XML.
 
 /** Unescapes the five named entities and numeric character references. */
 export function unescapeXml(s: string): string {

@@ -1,6 +1,5 @@
-// The service's operations beyond the agent's writes: read-back, API key
-// generation and device creation. Console commands (cold code) use them;
-// the steady loop never does, so they are not in the resident program.
+// Read-back, API key generation and device creation: only console commands
+// (cold code) use them, so they are not in the resident program.
 import { DATA_FORMATS } from '../model';
 import type { DataFormat } from '../model';
 import type { HttpClient } from '../net/types';
@@ -13,9 +12,8 @@ import { parseApiKey, parseDeviceCreated, parseJsonRead, parseValueRead, parseXm
 import { xmlProblem } from './xml-check';
 
 /**
- * A reply to an account call or a read that signals an error becomes a
- * reject. Here, not in the service client: only cold code reads back, and
- * what the resident program lists for cold code stays on the heap for good.
+ * A reply that signals an error becomes a reject. Here, not in the service
+ * client: what the resident program shares with cold code stays on the heap.
  */
 function guarded<T>(f: (body: string, shown: string, secrets: string[]) => Found<T> & { odd?: boolean }) {
   return (body: string, shown: string, secrets: string[]): Found<T> & { odd?: boolean } => {
@@ -41,9 +39,7 @@ export function withReads(c: ServiceClient): ServiceOps {
     writeValue: (dev, text) => c.writeValue(dev, text),
     writeJson: (dev, json) => c.writeJson(dev, json),
     writeXml(dev, xml) {
-      // The service client leaves XML it is handed unchecked (the uplink's is
-      // its own): a console write is checked here. A bad device or an empty
-      // text is the client's to refuse, as for every write.
+      // The client leaves XML unchecked (the uplink's is its own): a console write is checked here.
       const p = typeof xml === 'string' && xml.trim() && !devProblem(dev) ? xmlProblem(xml) : undefined;
       if (!p) return c.writeXml(dev, xml);
       return c.call({ op: 'updatedevicexml', segments: devSegments(dev), secrets: [dev.apiKey], problem: 'xml is not well-formed: ' + p, read: parseWriteReply });

@@ -1,10 +1,7 @@
-// The service's base URL and the paths under it. Every input except a write
-// body travels as a path segment, so each segment is percent-encoded byte by
-// byte: no value can add a segment, a query or a fragment.
-//
-// Character checks are loops, not regular expressions: on the device's
-// engine a regular expression's compiled form stays on the heap for the
-// program's life, and every test or exec allocates a match array.
+// The base URL and the paths under it. Every input but a write body is a path
+// segment, percent-encoded byte by byte, so no value can add a segment, a
+// query or a fragment. Loops, not regular expressions: those stay compiled on
+// the heap, and every exec allocates.
 
 import { utf8 } from './utf8';
 
@@ -67,10 +64,8 @@ export function parseBaseUrl(url: string): BaseUrl {
 }
 
 /**
- * Percent-encodes the UTF-8 bytes of everything outside A-Z a-z 0-9 - . _ ~.
- * The dot-only segments '.' and '..' are encoded too so a literal path never
- * holds a dot segment (some servers still normalise %2E: the client refuses
- * such values before they get here).
+ * Percent-encodes the UTF-8 bytes of everything outside A-Z a-z 0-9 - . _ ~,
+ * and '.' and '..' too, so a path never holds a dot segment.
  */
 export function encodeSegment(s: string): string {
   const dots = s === '.' || s === '..';

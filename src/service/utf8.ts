@@ -1,6 +1,5 @@
-// UTF-8 by hand: the device has no TextEncoder typings under lib es2019, and
-// Kaluma's encodeURIComponent mangles astral characters, so both the path
-// encoder and byte counts walk the string here.
+// UTF-8 by hand: Kaluma 1.2.1's encodeURIComponent corrupts non-ASCII (docs/architecture.md,
+// The ports and the runtime's defects), so the path encoder and byte counts walk the string here.
 
 /**
  * The code point at `i` (a pair of surrogates read as one; a lone surrogate
@@ -13,11 +12,7 @@ export function codeAt(s: string, i: number): number {
   return c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00) : 0xfffd;
 }
 
-/**
- * Calls `each` (when given) with every UTF-8 byte of `s`; returns how many
- * there are. One loop for both: a counting callback would be a closure made
- * at every call.
- */
+/** Calls `each` (when given) with every UTF-8 byte of `s`; returns how many. One loop: no closure per count. */
 export function utf8(s: string, each?: (byte: number) => void): number {
   let n = 0;
   for (let i = 0; i < s.length; i++) {

@@ -1,7 +1,5 @@
-// The XML check of a write whose text the caller did not make itself (a
-// console command's). Cold code only: the agent's writes come from its own
-// encoders and are never parsed again, and the check's regular expression
-// would stay compiled on the heap with the resident program.
+// The XML check of a console command's write: cold code, since the agent's own
+// writes are never parsed again and the regular expression would stay compiled.
 
 /**
  * Why `s` does not look like a well-formed XML document (one root, tags
