@@ -1,9 +1,6 @@
-// The platform boundary. Interfaces only: logic imports these and receives
-// implementations (src/ports/kaluma on the board, host/ports on a PC, fakes in
-// tests). Nothing here may touch a platform.
-//
-// Conventions: units live in names (Ms, Fraction); expected failures are
-// values, never rejected promises (a rejection prints "Uncaught" on Kaluma).
+// The platform boundary: interfaces only (src/ports/kaluma on the board,
+// host/ports on a PC, fakes in tests). Units live in names; expected failures
+// are values, never rejected promises (a rejection prints "Uncaught" on Kaluma).
 
 /** Opaque timer handle. Kaluma returns numbers; Node returns objects. */
 export type TimerId = object | number;
@@ -90,19 +87,14 @@ export interface SocketHandlers {
 /** One TCP connection. */
 export interface Socket {
   /**
-   * Sends bytes (the port cuts them into driver-sized writes). THROWS when
-   * the platform refuses them: the connection is gone. A string stands for
-   * its own characters as bytes and must hold only characters below 0x80
-   * (ASCII: one byte each, the same in UTF-8 and Latin-1), so that a
-   * request of plain text needs no byte array; a port may throw on any
-   * other character. Anything else goes as a Uint8Array.
+   * Sends bytes; THROWS when the platform refuses them (the connection is
+   * gone). A string must be ASCII, so a plain request needs no byte array.
    */
   write(data: Uint8Array | string): void;
   /**
-   * The exchange is over and the peer was asked to close (HTTP/1.0): the
-   * port waits a short while for the peer's FIN, then closes it itself.
-   * Closing first on Kaluma lets a late FIN close the next socket that gets
-   * the same slot. Safe to call twice; onClose may still come.
+   * The exchange is over: the port waits a while for the peer's FIN, then
+   * closes (closing first on Kaluma lets a late FIN close the next socket).
+   * Safe to call twice; onClose may still come.
    */
   release(): void;
   /** Closes now, without a half-close; safe to call twice. No onClose is promised after it. */
@@ -110,17 +102,11 @@ export interface Socket {
 }
 
 export interface SocketFactory {
-  /**
-   * Starts a TCP connection. May THROW synchronously: Kaluma throws when Wi-Fi
-   * is down, on DNS failure and when no socket slot is free. Callers turn the
-   * throw into an outcome.
-   */
+  /** Starts a TCP connection. May THROW at once (Wi-Fi down, DNS, no free slot): callers make it an outcome. */
   connect(host: string, port: number, handlers: SocketHandlers): Socket;
   /**
-   * Connections the platform could not close safely (Kaluma: lwIP dropped
-   * them without a word; closing would free their PCB twice). Each keeps one
-   * of the driver's 16 slots until the board restarts; while any is left,
-   * the radio must not be reset either.
+   * Connections the platform could not close safely (closing would free their
+   * PCB twice): each keeps a driver slot until a restart, and bars a radio reset.
    */
   abandoned(): number;
 }
@@ -140,19 +126,13 @@ export interface FileStore {
   /** The whole file, or undefined when it does not exist. */
   read(path: string): Uint8Array | undefined;
   /**
-   * Bytes [offset, offset + length) of a file; shorter at the end of the
-   * file. Throws when the file is missing. `known`: the caller keeps the
-   * file (it wrote it), which spares a store that would look first (on the
-   * board, one call into Kaluma's fs per read).
+   * Bytes [offset, offset + length) of a file, shorter at its end; throws when
+   * it is missing. `known`: the caller knows it exists, so the store need not look.
    */
   readAt(path: string, offset: number, length: number, known?: boolean): Uint8Array;
   /** Replaces the file's content (creates it). */
   write(path: string, bytes: Uint8Array): void;
-  /**
-   * Adds bytes at the end (creates the file). `size`: the file's size when
-   * the caller keeps it (0: not there yet), which spares a store that would
-   * look it up (on the board, two calls into Kaluma's fs per append).
-   */
+  /** Adds bytes at the end (creates the file). `size`: the size when the caller keeps it, so the store need not look. */
   append(path: string, bytes: Uint8Array, size?: number): void;
   /** Size in bytes, or undefined when the file does not exist. */
   size(path: string): number | undefined;
@@ -171,11 +151,8 @@ export interface Watchdog {
   start(timeoutMs: number): void;
   feed(): void;
   /**
-   * Until start(): keeps a watchdog an earlier program left armed from
-   * resetting the board, without arming one. Kaluma never disables the
-   * RP2040's watchdog on a soft reset (`.load`, Ctrl+D), so a program must
-   * assume it may be running from its first line. After start(), nothing:
-   * only feed() (health-checked) keeps the board alive then.
+   * Until start(): keeps a watchdog an earlier program left armed (Kaluma
+   * never disables it on a soft reset) from resetting the board. Then nothing.
    */
   keepAlive(): void;
 }
@@ -212,17 +189,9 @@ export interface ConsoleHost {
   expose(name: string, fn: (...args: unknown[]) => unknown): void;
 }
 
-/**
- * The stored program read back as bytes: on the board, the program area of
- * flash that the runtime parses the program from. The program carries its
- * cold code there in a leading comment (see src/cold.ts).
- */
+/** The stored program's bytes (the program area of flash), whose leading comment holds the cold code (src/cold.ts). */
 export interface ProgramStore {
-  /**
-   * Bytes [offset, offset + length), or undefined when there is no stored
-   * program to read. `into`, when given (at least `length` bytes), may be
-   * read into and handed back (or a part of it) instead of a new array.
-   */
+  /** Bytes [offset, offset + length), undefined with no stored program; `into` may be filled and handed back. */
   read(offset: number, length: number, into?: Uint8Array): Uint8Array | undefined;
 }
 

@@ -2,18 +2,14 @@ import type * as Fs from 'fs';
 import type { FileStore } from '../ports';
 import { keepCollecting } from './heap';
 
-// Kaluma's fs module itself, required on first use (see kaluma.d.ts) and
-// used as it is: no copy of it into an object of the bundler's. The board's
-// start-up script has already required it to mount LittleFS. at() requires
-// it: every path is made before fs is touched.
+// Kaluma's fs module, required on first use by at() (see kaluma.d.ts).
 let fs: typeof Fs;
 
-// LittleFS is mounted at '/'. Data is committed on close. Kaluma 1.2.1 leaks
-// C memory on its error paths: every failed open (~100 B), and its
-// readFile/writeFile never close a file whose read or write threw (~350 B and
-// an fd each). So nothing opens a file that may be missing without exists()
-// first, only 'w' creates ('r+' and 'w+' do not, 'a' is broken: appends open
-// 'r+' and write at the size), and every open is closed in a finally.
+// Kaluma 1.2.1 leaks C memory on every failed open, and its readFile/writeFile
+// never close a file whose read or write threw (docs/architecture.md, The ports
+// and the runtime's defects). So a file that may be missing is looked up
+// first, only 'w' creates ('a' is broken: appends open 'r+' and write at the
+// size), and every open is closed in a finally.
 function at(p: string): string {
   if (!fs) fs = (globalThis as unknown as { require(id: 'fs'): typeof Fs }).require('fs');
   return p.charAt(0) === '/' ? p : '/' + p;
@@ -43,14 +39,10 @@ type Io = Pick<Fs.Vfs, 'open' | 'read' | 'write' | 'close' | 'rename'>;
 let io0: Io | undefined;
 
 /**
- * The file system mounted at '/' (LittleFS's own object), called without
- * fs.js in between: fs.js resolves every path again (path.resolve), keeps
- * a descriptor object per open and passes the arguments on through rest
- * arrays. Measured on the device's engine: an open, read of 200 B and
- * close took 1,072 B of heap through fs.js and 456 B this way; the outbox
- * opens a file four times for every reading (its append, the uplink's
- * peek, the acknowledgement's header, the cursor). fs.js where there is no
- * such mount (its calls take the same arguments, the flags as its strings).
+ * LittleFS's own object, mounted at '/', called without fs.js in between,
+ * which resolves every path again, keeps an object per open and passes
+ * arguments through rest arrays: the outbox opens files several times per
+ * reading. fs.js where there is no such mount.
  */
 function direct(): Io {
   if (!io0) {
@@ -97,17 +89,15 @@ export const kalumaFiles: FileStore = {
     return n === undefined ? undefined : io(p, F.Read, n, 0);
   },
   readAt: (p, offset, length, known) => {
-    // Looked up first (840 B of the engine's heap) unless the caller keeps
-    // the file: a failed open leaks in Kaluma.
+    // Looked up first unless the caller keeps the file: a failed open leaks in Kaluma.
     if (!known && !found(p)) throw new Error(p + ': no such file');
     return io(p, F.Read, length, offset) as Uint8Array;
   },
   write: (p, bytes) => void io(p, F.Create, bytes, 0),
   append: (p, bytes, size) => {
-    // Looked up (exists, then stat: ~1.8 KB of the engine's heap) only when
-    // the caller does not keep it. A kept size is trusted: a file removed
-    // behind the caller's back fails its 'r+' open (Kaluma leaks ~100 B),
-    // which the outbox takes as the end of that segment.
+    // Looked up only when the caller does not keep the size. A kept size is
+    // trusted: a file removed behind its back fails its 'r+' open, which the
+    // outbox takes as the end of that segment.
     const n = size !== undefined ? size : sizeOf(p);
     io(p, n ? F.ReadWrite : F.Create, bytes, n || 0);
   },

@@ -1,17 +1,11 @@
-// The engine's garbage collection, from JavaScript: the Kaluma ports' own
-// (files, sockets, system). Only process.memoryUsage() is used, which the
-// host has too, so the ports' host tests run this code as it is.
+// The engine's garbage collection, from JavaScript (docs/architecture.md, The
+// device's heap). Only process.memoryUsage() is used, so host tests run it as is.
 
 /**
- * A collection now, from JavaScript, which has no call for it: a fast array
- * whose values cannot fit in the heap makes the engine collect at high
- * pressure (every unreachable object, its 8 and 16 B pools and the property
- * hashmaps), fail, and make a plain empty array instead, with nothing to
- * catch and heapPeak moved only by that array's own few bytes (JerryScript
- * at the commit Kaluma 1.2.1 pins: ecma_op_new_array_object asks
- * jmem_heap_alloc_block_null_on_error).
- * Lengths of 2^17 and up take no values at all, so a heap over 512 KB gets
- * no collection, never an allocation.
+ * A collection now: a fast array whose values cannot fit in the heap makes
+ * the engine collect at high pressure, then make an empty plain array instead,
+ * with nothing to catch. Lengths of 2^17 and up take no values, so a heap over
+ * 512 KB gets no collection, never an allocation.
  */
 export function collect(): void {
   const n = (process.memoryUsage().heapTotal >> 2) + 1024;
@@ -25,18 +19,10 @@ let live = 0;
 let _made = 0;
 
 /**
- * Called where the agent hands the engine work (every file access, every
- * connection): collects when heapUsed is more than a collection step
- * (heapTotal/32) above the live set, which means the engine let a step go
- * by. It skips the collection due at a step when too few objects were made
- * since the last one, and, by its source, when the allocation that reaches
- * the step fills it exactly with a size that is not a multiple of 8 (its
- * check adds the size asked for, its count the size rounded up). Measured
- * with the reference config (LittleFS's block callbacks make two objects
- * each, dozens of collections a second): 1.6 % of the steps passed without
- * a collection although enough objects had been made. Each skip let the
- * heap grow a whole step, and two in a row took a running agent to the 20th
- * step of the Pico W's count (112.5 KB) about once a minute.
+ * Called where the agent hands the engine work (file access, connections):
+ * collects when heapUsed is more than a collection step (heapTotal/32) above
+ * the live set, i.e. when the engine skipped a step, which lets the heap grow
+ * a whole step each time.
  */
 export function keepCollecting(): void {
   const m = process.memoryUsage();

@@ -1,6 +1,5 @@
-// Typed declarations for the parts of Kaluma 1.2.1 the ports use, written
-// from the platform reference (../shared/kaluma-platform.md). Only files in
-// src/ports/kaluma may rely on them.
+// Typed declarations for the parts of Kaluma 1.2.1 the ports use. Only files
+// in src/ports/kaluma may rely on them.
 
 declare function millis(): number;
 declare function delay(ms: number): void;
@@ -39,20 +38,11 @@ declare const process: {
   memoryUsage(): { heapTotal: number; heapUsed: number; heapPeak: number };
 };
 
-// Kaluma's built-in modules. The ports use these declarations as types only
-// (`import type`) and require each module when it is first used, through
-// `globalThis.require` (Kaluma's global.require, which keeps every module it
-// loaded), into a variable of their own. A module costs heap from the moment
-// it is required (measured on the device's engine: net 8,448 B with events
-// and stream, wifi 3,920 B, storage 1,248 B, wdt 384 B, rtc 280 B), and an
-// ES import of one becomes a require() at the top of the bundle, paid at
-// start-up whether the board ever uses it or not. Not a bare require() call:
-// the bundler wraps that in a shim of its own, and under the host's test
-// runner a bare require() is Node's, past the tests' stand-ins.
-//
-// The ports never require net or wifi (nor with them events and stream):
-// sockets.ts and wifi.ts drive the radio's driver objects, global.__netdev
-// and global.__ieee80211dev, directly, and declare them themselves.
+// Kaluma's built-in modules, as types only: the ports require each at first
+// use through globalThis.require, since a module costs heap for good once
+// required and an ES import would be required at start-up. (A bare require()
+// would get the bundler's shim, and Node's under the tests.) net and wifi are
+// never required: sockets.ts and wifi.ts drive the radio's driver objects.
 
 declare module 'fs' {
   interface Stat {

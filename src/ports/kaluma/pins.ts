@@ -1,10 +1,8 @@
 import type * as Cyw43 from 'pico_cyw43';
 import type { DigitalOut, Pins } from '../ports';
 
-// The radio chip's module, required by the first led() (see kaluma.d.ts). On
-// a Pico W the firmware's board script has already required it at start-up
-// (it makes the Wi-Fi and TCP drivers from it and powers the chip up), so
-// this costs no module of its own and the LED works before any network use.
+// The radio chip's module, required by the first led(); the firmware has
+// already loaded it at start-up, so it costs no module of its own.
 let cyw43: Cyw43.PicoCYW43 | undefined;
 
 export const kalumaPins: Pins = {
@@ -19,11 +17,9 @@ export const kalumaPins: Pins = {
     pinMode(pin, OUTPUT);
     return { write: (high) => digitalWrite(pin, high ? 1 : 0), close: () => pinMode(pin, INPUT) };
   },
-  // The global analogWrite (no 'pwm' module to require): each call sets the
-  // slice up again and starts it, which is all a change of duty needs. Bound
-  // functions, not arrows: no code of their own on the heap (and an arrow
-  // with one bare parameter inside `=> ({...})` is a SyntaxError to the
-  // engine's parser: scripts/build/compat.ts, arrowInParenLiteral).
+  // The global analogWrite, no 'pwm' module: each call sets the slice up again.
+  // Bound functions, not arrows: no code of their own on the heap (and such an
+  // arrow is a SyntaxError to the engine's parser: scripts/build/compat.ts).
   pwmOut: (pin) => ({ duty: analogWrite.bind(null, pin), close: noTone.bind(null, pin) }),
   // On W boards the LED hangs off the radio chip (WL_GPIO0) and wants a boolean.
   led: (): DigitalOut => {

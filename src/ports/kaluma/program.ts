@@ -1,13 +1,11 @@
-// The program area of flash, read back: Kaluma parses the stored program
-// straight from it (XIP), so bytes the parser skips (the leading comment that
-// holds the cold code) cost no heap until someone reads them here.
+// The program area of flash, read back: Kaluma parses the program in place, so
+// the cold code in its leading comment costs no heap until read here.
 import { DEFAULT_BOARD, getBoard } from '../../board';
 import type { ProgramStore } from '../ports';
 import { keepCollecting } from './heap';
 
-// Kaluma's flash module, declared here: the only user. Sectors are 4 KB,
-// numbered from the start of the key-value storage area; the program area
-// follows that area (Pico W: sector 4, Pico 2 W: sector 16).
+// Kaluma's flash module, declared here, its only user. Sectors of 4 KB are
+// numbered from the key-value storage area, which the program area follows.
 interface KFlash {
   read(block: number, buffer: Uint8Array, offset?: number): void;
 }
@@ -16,7 +14,6 @@ let area: KFlash | undefined;
 
 export const kalumaProgram: ProgramStore = {
   read(offset, length, into) {
-    // Cold code and the program's sentences come from here, a window at a time.
     keepCollecting();
     if (!area) {
       const b = getBoard(DEFAULT_BOARD);

@@ -2,34 +2,15 @@ import type { Socket, SocketFactory, TimerId } from '../ports';
 import { kalumaTimers } from './time';
 import { keepCollecting } from './heap';
 
-// TCP straight on the Pico W's driver object (global.__netdev, made by
-// module_pico_cyw43.c), not through Kaluma's net module: net with events and
-// stream keeps about 7.5 KB of heap once required, and makes every connection
-// a stream.Duplex. Nothing here is made before the first connect.
-//
-// The driver's defects are absorbed here (../shared/kaluma-repros, rows 2, 3, 8):
-// - lwIP frees a connection it drops by itself (refused, reset) and the
-//   driver is never told: no event, and closing it later frees the PCB a
-//   second time, which ends in an lwIP panic. Before every close and before
-//   every new connection (the only times lwIP could hand the PCB out again)
-//   each open connection is probed with a zero-length write, which fails on
-//   a freed PCB; a dropped one is abandoned, never closed, and counted.
-// - the driver never unhooks a closed socket: lwIP's callbacks read the fd
-//   from the slot itself, so a FIN that comes after we closed first closes
-//   whichever socket holds that slot next (the lowest free one is handed out
-//   again at once), and if that one is inside connect()'s DNS wait a PCB is
-//   lost for good. So the server closes first where it can (release() waits
-//   for its FIN), a host name is resolved once and then connected to by
-//   address, and whenever we do close first the slot is taken back at once
-//   by a placeholder socket that is never connected (see quarantine()).
-// - socket.write() pieces written in one loop turn reach the driver as one
-//   write copied whole onto the C stack (dropped above 11,680 B). Writes go to
-//   the driver directly, cut into pieces of at most PIECE bytes of its copy.
-//   The driver takes a string: an ASCII request comes as one and is handed
-//   on as it is (cut with substring only when it is longer than a piece);
-//   only bytes are turned into strings here.
-// - a radio reset drops every slot without a word: before the port touches a
-//   slot it checks that the slot still holds the object it was given.
+// TCP straight on the Pico W's driver object (__netdev), not Kaluma's net
+// module, which keeps heap for good once required and makes every connection
+// a stream. Nothing here is made before the first connect.
+// Kaluma 1.2.1's TCP defects are absorbed here (docs/architecture.md, The
+// ports and the runtime's defects): a connection lwIP dropped is found by a
+// zero-length write and abandoned, never closed (that frees its PCB twice);
+// a slot we close first is taken back by a placeholder, so a late FIN cannot
+// close the next socket on it; writes go to the driver in pieces, as one
+// write is copied whole onto the C stack; a radio reset empties slots silently.
 
 /** What get(fd) returns: the driver's record of a slot, whose hooks it calls (with no `this`). */
 interface Slot {
@@ -42,8 +23,7 @@ interface Slot {
   /** Runs when the slot is closed, by the peer's FIN or by close(). */
   close_cb?: (() => void) | undefined;
 }
-// Declared here rather than in kaluma.d.ts so that host-side tests can
-// type-check this file too.
+// Declared here, not in kaluma.d.ts, so host-side tests type-check this file.
 /** The Pico W's TCP driver object (module_pico_cyw43.c). Every callback argument is optional. */
 declare const __netdev: {
   /** Set by every call: 0 or -1 (lwIP's error is not passed on). */
@@ -61,8 +41,7 @@ declare const __netdev: {
   close(fd: number): void;
 };
 
-// Compile-time numbers: a const enum is inlined by the bundler, where a
-// module constant would keep a binding in the bundle's scope.
+// A const enum is inlined by the build; a module-level const stays on the heap.
 const enum K {
   /** Largest driver write, counted as the driver copies it (a byte >= 0x80 takes two). */
   PIECE = 1024,
@@ -71,20 +50,14 @@ const enum K {
   /** How long a finished exchange waits for the server's FIN before closing itself. */
   LINGER_MS = 3000,
   /**
-   * How long a placeholder holds a slot we closed first. lwIP ends a
-   * connection in FIN_WAIT_2 whose peer sent nothing for 20 s
-   * (TCP_FIN_WAIT_TIMEOUT, checked every 500 ms): after that no FIN of it can
-   * come. The count starts at the last segment from the peer, normally the ACK
-   * of our FIN a round trip after the close; 25 s leaves room for that FIN to
-   * be sent a second time (lwIP's first retransmission comes after 3 s).
+   * How long a placeholder holds a slot we closed first: lwIP gives up on
+   * FIN_WAIT_2 after 20 s of silence, and the margin covers a resent FIN.
    */
   QUARANTINE_MS = 25000,
   /**
-   * Placeholders held at most; a new one evicts the oldest. The driver has 16
-   * slots and the runtime restarts at 12 abandoned connections, so 5 can be
-   * left: 3 placeholders still leave one for the next connection and one for a
-   * finished exchange waiting for its FIN. A connect that finds no free slot
-   * takes one back from the placeholders anyway.
+   * Placeholders held at most, the oldest evicted first: of the 16 slots, 12
+   * abandoned connections restart the board, and one slot is kept for the next
+   * connection and one for an exchange waiting for its FIN.
    */
   PLACEHOLDERS = 3,
 }
@@ -130,11 +103,8 @@ function forget(c: Conn): void {
 }
 
 /**
- * Settles a connection the driver or lwIP may have ended under us; true when
- * it did (the connection is forgotten then). A radio reset: the slot may be
- * another socket's by now. lwIP dropped it on its own (its PCB is freed):
- * abandoned, never closed; the slot stays taken, unhooked, at least the
- * connection's objects can go.
+ * True when the driver (a radio reset) or lwIP (a drop: abandoned, never
+ * closed, its slot kept unhooked) ended the connection under us; it is forgotten then.
  */
 function gone(c: Conn): boolean {
   if (!ours(c.fd_, c.slot_)) {
@@ -157,16 +127,12 @@ function close(c: Conn): void {
   c.slot_.read_cb = c.slot_.close_cb = c.slot_.connect_cb = undefined;
   const fd = c.fd_;
   __netdev.close(fd);
-  // A connection that never completed its handshake is freed by lwIP at
-  // once (SYN_SENT); one that did waits in FIN_WAIT for the peer's FIN.
+  // A connection that never completed its handshake is freed by lwIP at once.
   if (!c.up_) return;
-  // Quarantine: fd, just closed first by us, is taken back at once by a
-  // socket that is never connected, so that the peer's late FIN closes that
-  // placeholder (the driver finds no PCB on it: harmless) and not the next
-  // connection. socket() hands out the lowest free slot: slots taken before
-  // fd's turn are closed again at once. With Wi-Fi down socket() throws: no
-  // placeholder (nothing arrives while the link is down; a FIN sent again
-  // after it comes back within lwIP's 20 s is left to chance).
+  // Quarantine: a socket that never connects takes fd back at once, so the
+  // peer's late FIN closes it, harmlessly, not the next connection. socket()
+  // hands out the lowest free slot: those taken before fd are closed again.
+  // With Wi-Fi down socket() throws and no placeholder is made.
   let extra: number[] | undefined;
   let obj: Slot | undefined;
   for (let i = 0; i <= fd; i++) {
@@ -185,9 +151,8 @@ function close(c: Conn): void {
   if (extra) for (let i = 0; i < extra.length; i++) __netdev.close(extra[i] as number);
   if (!obj) return;
   obj.close_cb = finned;
-  // Every placeholder waits as long, and one that ends early takes its timer
-  // with it: the timer that fires is always the oldest placeholder's (the
-  // timer calls unhold with no argument: the oldest).
+  // Every placeholder waits as long, so the timer that fires is always the
+  // oldest's (unhold with no argument).
   held.push({ fd_: fd, slot_: obj, timer_: kalumaTimers.setTimeout(unhold, K.QUARANTINE_MS) });
   // More than PLACEHOLDERS held: the oldest goes.
   if (held[K.PLACEHOLDERS]) unhold();
@@ -222,17 +187,13 @@ function write(this: Conn, data: Uint8Array | string): void {
     let end = i;
     let piece = '';
     if (text) {
-      // ASCII only (the port's contract; not checked here, the client
-      // hands over only a request it found ASCII): a character is one
-      // byte of the driver's copy, so a piece is PIECE characters, and a
-      // request of one piece goes as the very string it is, no copy.
+      // ASCII by the port's contract: a piece is PIECE characters, and a
+      // request of one piece goes as the very string it is.
       end = i + K.PIECE;
       piece = i || end < data.length ? data.substring(i, end) : data;
     } else {
       for (let room: number = K.PIECE; end < data.length && room > 0; end++) room -= (data[end] as number) < 128 ? 1 : 2;
-      // The piece's string is made SPAN bytes at a time: apply() lists its
-      // arguments on the heap, which with the string's making takes about
-      // 7 B a byte at once (8 KB for a whole piece, 2.4 KB this way).
+      // Made SPAN bytes at a time: apply() lists its arguments on the heap.
       for (let k = i; k < end; k += K.SPAN) {
         const z = k + K.SPAN < end ? k + K.SPAN : end;
         // A small request goes as it is, without a view of it.
@@ -301,13 +262,12 @@ export const kalumaSockets: SocketFactory = {
       h.onClose();
     };
     try {
-      // Blocks in DNS for a host name (at most ~3 s); throws when it fails.
+      // Blocks in DNS for a host name; throws when it fails.
       __netdev.connect(fd, target, port);
       // No PCB to be had, or lwIP refused to start: the slot never connected.
       if (__netdev.errno === -1) throw new Error('the driver could not connect');
     } catch (e) {
-      // Wi-Fi down, DNS failure or no PCB: nothing reached the peer. The
-      // caller gets the throw (the better reason), not an onClose as well.
+      // Nothing reached the peer: the caller gets the throw, not an onClose as well.
       delete resolved[host];
       c.done_ = true;
       obj.read_cb = obj.close_cb = obj.connect_cb = undefined;

@@ -15,9 +15,8 @@ export const kalumaWatchdog: Watchdog = {
   feed: () => {
     if (wdt) wdt.feed();
   },
-  // WDT.prototype.feed reloads the hardware counter with the period last set
-  // and ignores its object: it feeds an armed watchdog and does nothing to a
-  // stopped one. wdt is a built-in module: requiring it costs 384 B.
+  // WDT.prototype.feed ignores its object: it feeds an armed watchdog and does
+  // nothing to a stopped one.
   keepAlive: () => {
     if (wdt) return;
     try {
@@ -39,10 +38,9 @@ export const kalumaSystem: System = {
     for (;;) delay(10);
   },
   seedRandom: () => {
-    // Without a seed Math.random repeats its sequence every boot. The last
-    // bit of the temperature sensor's 12-bit reading is noise: 32 reads (1 ms
-    // each) make the seed, mixed with the board id. require('rp2') would keep
-    // 6 KB of heap for good just to offer randomBigInt().
+    // Without a seed Math.random repeats every boot. The last bit of the
+    // temperature sensor's reading is noise, mixed with the board id here;
+    // require('rp2') would keep heap for good just to offer randomBigInt().
     let bits = 0;
     for (let i = 0; i < 32; i++) bits = (bits << 1) | (Math.round(analogRead(30) * 4096) & 1);
     const id = board.uid + millis();
@@ -51,10 +49,9 @@ export const kalumaSystem: System = {
   },
 };
 
-// storage getItem over-reads past its buffer (C-heap risk): read each key
-// once and serve repeats from RAM. The global `storage` is a getter that
-// requires Kaluma's storage module (1,248 B of heap) at its first read, and
-// looks it up again at every read: it is read once, at the first use.
+// Kaluma 1.2.1's storage.getItem() overruns the C heap: each key is read once,
+// repeats served from RAM. The global `storage` requires its module when first
+// read, and looks it up again at every read: it is read once.
 const cache: Record<string, string | undefined> = {};
 let kv: typeof storage | undefined;
 export const kalumaKv: KvStore = {

@@ -17,15 +17,12 @@ export const kalumaClock: Clock = {
   setWallMs: (ms) => (rtc || (rtc = (globalThis as unknown as { require(id: 'rtc'): typeof Rtc }).require('rtc'))).setTime(ms),
 };
 
-// Kaluma 1.2.1's timers have two defects a months-long program walks into:
-// clearTimeout() of a one-shot timer whose callback runs (or ran) releases
-// it twice and breaks the event loop's handle lists for good, and from handle
-// id 2^31 on (one id per setTimeout, ~248 days at 100 per second)
-// clearTimeout() finds nothing. So no program timer is ever a Kaluma timer:
-// they live in the list below, served by ONE Kaluma interval that ticks while
-// anything is pending. Kaluma's clear is only called for that interval, from
-// its own callback (safe for a repeating handle whose callback does not
-// throw), and a new id is taken only when the list goes from empty to busy.
+// Kaluma 1.2.1's clearTimeout() of a one-shot timer from its own callback
+// breaks the event loop for good, and from handle id 2^31 on it finds nothing
+// (docs/architecture.md, The ports and the runtime's defects). So no program
+// timer is a Kaluma timer: they live in the list below, served by ONE Kaluma
+// interval, cleared only from its own callback, that ticks while anything is
+// pending, and a new id is taken only when the list goes from empty to busy.
 
 const enum T {
   /** Tick of the interval: the resolution of every timer (inlined by the bundler). */
@@ -45,10 +42,8 @@ interface Entry {
 const list: Entry[] = [];
 let armed = 0;
 let ticker = -1;
-// Ticks to skip before looking at the clock again: a tick comes at most once
-// per TICK_MS of real time (Kaluma catches up after a blocked loop, never
-// ahead), so skipping saves a millis() call, which allocates a heap number
-// once uptime passes 2^28 ms.
+// Ticks to skip before looking at the clock again (a tick never comes early):
+// a millis() call allocates a heap number once uptime passes 2^28 ms.
 let skip = 0;
 
 function tick(): void {

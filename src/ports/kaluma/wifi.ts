@@ -2,11 +2,9 @@ import type { WifiLink } from '../ports';
 import { kalumaWatchdog } from './system';
 
 // The station link straight on the Pico W's radio driver object
-// (global.__ieee80211dev, made by module_pico_cyw43.c), not through Kaluma's
-// wifi module: that one is an EventEmitter that keeps about 3.8 KB of heap
-// once required and adds nothing the port uses (its events, its storage
-// fallbacks). Every driver call runs its callback before it returns. On a
-// board without the driver every call throws (a ReferenceError): down.
+// (__ieee80211dev), not Kaluma's wifi module, which keeps heap for good and
+// adds nothing the port uses. Every driver call runs its callback before it
+// returns; on a board without the driver every call throws: down.
 
 /** What the driver reads of a join: a string password is the key; anything else joins with no key. */
 interface JoinInfo {
@@ -16,8 +14,7 @@ interface JoinInfo {
 }
 /** Every driver callback: an error (never trusted here) and, for some calls, what they give. */
 type Reply = (err: unknown, x?: unknown) => void;
-// Declared here rather than in kaluma.d.ts so that host-side tests can
-// type-check this file too.
+// Declared here, not in kaluma.d.ts, so host-side tests type-check this file.
 /**
  * The Pico W's radio driver object. Callback errors are unreliable (they go
  * through a C conversion that turns -1 into 0): none is trusted here.
@@ -68,13 +65,9 @@ const linkUp = (): Promise<boolean> => call('get_connection') as Promise<boolean
 
 export const kalumaWifi: WifiLink = {
   connect: (c) =>
-    // Every field the driver reads is given: Kaluma's wifi module would fill
-    // an empty one with storage.getItem, which overruns the C heap, and the
-    // driver is kept on the same terms. An open network's password goes as
-    // null (not a string: the driver joins with no key). The security is
-    // the driver's own default for the password given. The join blocks up
-    // to 30 s and its callback reports success even on failure, so the link
-    // is checked afterwards.
+    // Every field the driver reads is given (an empty one would be read from
+    // storage, which overruns the C heap); an open network's password is null.
+    // The callback reports success even on failure: the link is checked after.
     c.ssid
       ? call('connect', { ssid: c.ssid, password: c.password || null, security: c.password ? 'WPA2_WPA_PSK' : 'OPEN' }).then(linkUp)
       : Promise.resolve(false),
