@@ -1,6 +1,5 @@
-// How one record is stored in a segment file. Every frame carries its own
-// length and checksum, so a scan can tell a whole frame from a torn one at
-// any byte without help from the file system.
+// How one record is stored in a segment file. Every frame carries its length
+// and checksum, so a scan tells a whole frame from a torn one at any byte.
 //
 //   0      magic 0xA5
 //   1..4   CRC-32 (little-endian) of bytes 5 .. end
@@ -8,10 +7,7 @@
 //   7..    body: varint seq, varint uptimeMs, varint bootId,
 //          varint (wallMs + 1, 0 = unknown), varint device byte length,
 //          device (UTF-8), payload (UTF-8, the rest)
-//
-// Varints (7 bits per byte, low first) keep small numbers small: a typical
-// reading (device 'dev1', payload '21.50', seq 1000, uptime 1e6 ms, boot 5,
-// wall clock known) takes 29 bytes, 7 of them framing.
+// Varints: 7 bits per byte, low first.
 
 import { decodeUtf8, isUtf8 } from '../utf8';
 import { crc32 } from './crc32';

@@ -1,6 +1,5 @@
-// The outbox in RAM: same contract as the flash one, bounded by a record
-// count, lost on reboot. For tests, and for the agent when the file store is
-// unusable (readings still flow while the link is up).
+// The outbox in RAM, bounded by a record count and lost on reboot: for tests,
+// and for the agent when the file store is unusable.
 
 import { encodeFrame } from './frame';
 import type { Outbox, OutboxRecord, OutboxStats } from './types';
@@ -10,7 +9,7 @@ export interface MemoryOutboxOptions {
   maxRecords: number;
   /** First value of nextSeq(). Default 1. */
   firstSeq?: number;
-  /** A held device's lane (lanes.ts): no lanes of its own. */
+  /** A held device's lane (src/agent/held.ts): no lanes of its own. */
   lane?: boolean;
 }
 

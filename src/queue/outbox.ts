@@ -1,40 +1,13 @@
-// The persistent outbox: records wait in flash until the service acknowledged
-// them, and survive a power cut at any byte.
-//
-// Layout under `dir`:
-//   seg-00000007 ...  append-only segment files of frames (frame.ts), oldest
-//                     id first; a new one starts when the current one would
-//                     pass segmentBytes
-//   cursor            {s,o,n,d,r,w}: head segment id and byte offset of the
-//                     oldest queued record, next seq, dropped and rejected
-//                     counts, last reject reason. Replaced atomically (write
-//                     cursor.tmp, rename); under LittleFS's 256-byte inline
-//                     limit, so it costs metadata commits, not a block.
-//
-// Power cuts. push is one append: a cut leaves a torn frame at the end of the
-// newest segment, which the boot scan finds by length and CRC and ignores; that
-// segment is sealed and the next push starts a new one, so garbage is never
-// followed by data. A push that returned true is never lost. ack and reject
-// save the cursor before they return, so after a cut at most the batch being
-// acknowledged at that moment is sent again. A segment is deleted only after a
-// cursor past it was saved. Drops inside a segment are not saved on their own:
-// after a cut those records come back and the boot bound check drops them again,
-// so the drop count stays exact without a flash write per drop.
-//
-// Sequence numbers: the cursor keeps the next one and the boot scan raises it
-// past every stored record, so a seq that reached flash is never handed out
-// again; one taken by nextSeq() whose push never completed may be.
-//
-// Cost. A typical reading takes about 30 bytes (frame.ts). Bytes written per
-// reading: its frame, plus one cursor replace (~35 bytes and a rename) per
-// acknowledged batch: about 65 bytes sending one by one, 33 in batches of 10.
-// On LittleFS an append rewrites the file's partly filled last block (only
-// metadata while a segment is under 256 bytes). While the link is down and the
-// outbox is full, a push costs its append alone and, once per segment, a cursor
-// replace and a delete. RAM: a few numbers per segment; peek, ack and the boot
-// scan read one segment at a time (at most segmentBytes plus one record). The
-// footprint on flash stays under about maxBytes + segmentBytes (the already
-// acknowledged head of the oldest segment).
+// The persistent outbox: records wait on flash until acknowledged and survive
+// a power cut at any byte. Under `dir`: append-only segment files of frames
+// (frame.ts), and in c/ the cursor {s,o,n,d,r,w} (head segment and offset,
+// next seq, dropped and rejected counts, last reject reason), replaced by a
+// rename. A cut leaves at most a torn frame at the end of the newest segment:
+// the boot scan ignores it and seals that segment. ack and reject save the
+// cursor before they return, so at most the batch being acknowledged is sent
+// again; a segment is deleted only after a cursor past it was saved. Drops are
+// not saved on their own: after a cut the boot's bound check drops them again.
+// The boot scan raises the next seq past every stored record.
 
 import type { FileStore, Log } from '../ports/ports';
 import { decodeUtf8 } from '../utf8';
@@ -45,16 +18,12 @@ export interface FileOutboxOptions {
   files: FileStore;
   /** Directory for the queue alone, e.g. 'q'. */
   dir: string;
-  /**
-   * Bound on the bytes of queued records; the oldest are dropped beyond it.
-   * On the Pico W's 512 KB file system, 196608 (192 KB) leaves room for
-   * config, logs and LittleFS's own blocks.
-   */
+  /** Bound on the bytes of queued records; the oldest are dropped beyond it. */
   maxBytes: number;
   /** Size at which a new segment file starts. Default 4096, one LittleFS block. */
   segmentBytes?: number;
   log?: Log;
-  /** A held device's lane (lanes.ts): unbounded itself, no lanes of its own. */
+  /** A held device's lane (src/agent/held.ts): unbounded itself, no lanes of its own. */
   lane?: boolean;
 }
 
@@ -71,11 +40,9 @@ interface Cursor {
 /** Bytes read at a time by peek(): a few typical records. */
 const PEEK_WINDOW = 512;
 /**
- * Bytes read per record still wanted, up to PEEK_WINDOW: most records fit
- * (a longer one is read again at its size). The uplink's peek wants one: the
- * whole window put 512 B in one byte array on the heap for each, which the
- * device's engine collects only once enough new objects came since its last
- * collection; until then its heap limit goes up a step instead.
+ * Bytes read per record still wanted, up to PEEK_WINDOW (a longer record is
+ * read again at its size): the uplink's peek wants one, and a whole window per
+ * peek is a large array of garbage each time.
  */
 const PER_RECORD = 160;
 
@@ -88,13 +55,9 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
   const files = o.files;
   let maxBytes = o.maxBytes;
   const segBytes = o.segmentBytes || 4096;
-  // The cursor lives in a directory of its own. It is replaced on every
-  // acknowledgement, and each replacement commits to its directory's
-  // metadata; in the segments' directory, with a backlog of ~50 segment
-  // files, LittleFS's compaction of that metadata made one save take up to
-  // 425 ms on the PC build of the device's runtime (40 saves 2,210 ms; in a
-  // directory of its own 20 ms), long enough on a board to stall the loop
-  // and starve the watchdog while a backlog drains.
+  // The cursor lives in a directory of its own: replaced on every
+  // acknowledgement beside a backlog's segment files, it made LittleFS compact
+  // their directory, which stalled the loop while a backlog drained.
   const curDir = o.dir + '/c';
   const curPath = curDir + '/cursor';
   const tmpPath = curPath + '.tmp';
@@ -109,10 +72,9 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
   };
 
   let c: Cursor = { s: 0, o: 0, n: 1, d: 0, r: 0 };
-  // The segments, oldest first, four numbers each (an object each was 69 B
-  // on the device's heap, 3.4 KB for a full outbox of 50): its id, the offset
-  // just past its last intact frame, its records still queued, and 1 when its
-  // tail is torn or failed (appends then go to a new segment).
+  // The segments, oldest first, four numbers each (not an object each): its
+  // id, the offset past its last intact frame, its records still queued, and 1
+  // when its tail is torn or failed (appends then go to a new segment).
   const segs: number[] = [];
   /** Segments to delete once a cursor past them is saved. */
   const dead: number[] = [];
@@ -166,10 +128,8 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
       let p = rest;
       let m = segs[2] as number;
       if (m > k - done || rest > bytes) {
-        // Only part of this segment goes: walk its frame lengths, a window
-        // at a time. Reading the rest of the segment at once put up to 4 KB
-        // (and the file layer's own copy) on the device's heap at every
-        // delivery.
+        // Only part of this segment goes: walk its frame lengths a window at a
+        // time, not the whole segment at every delivery.
         let b: Uint8Array | undefined;
         let from = 0;
         p = 0;
@@ -231,7 +191,7 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
     // Segment ids in ascending order, by insertion: a loop, not callbacks.
     const ids: number[] = [];
     for (const f of files.list(o.dir)) {
-      // A held device's lane from an earlier boot (lanes.ts).
+      // A held device's lane from an earlier boot.
       if (f.slice(0, 2) === 'h-') found.push(f.slice(2));
       if (!/^seg-\d{8}$/.test(f)) continue;
       const id = +f.slice(4);

@@ -1,6 +1,5 @@
 // The outbox contract: readings wait here, oldest first, until the service
-// acknowledged them. Two implementations: outbox.ts (flash, survives power
-// cuts) and memory.ts (RAM, fallback when the file store is unusable).
+// acknowledged them; outbox.ts on flash, memory.ts in RAM as the fallback.
 
 /** One reading on its way to a device of the service. */
 export interface OutboxRecord {
@@ -60,13 +59,9 @@ export interface Outbox {
   /** Whether this outbox and its lanes, `s` together, are past the bound with `bytes` more. */
   full?(s: OutboxStats, bytes: number): boolean;
   /**
-   * The lane of a held device (src/agent/held.ts puts these in place): its records set aside
-   * from the head, in order, so the other devices go on while it waits. Made
-   * when `make`; otherwise undefined unless it holds records. A lane is an
-   * outbox of its own (its own files) within this one's bound: when the
-   * whole is over it, the lanes' oldest records go first (they came from the
-   * head, so they are the oldest of all). Lanes count nothing themselves:
-   * their drops and rejections count here, and stats() covers them too.
+   * A held device's lane (put in place by src/agent/held.ts): its records set
+   * aside in order, within this outbox's bound and counts. Made when `make`;
+   * otherwise undefined unless it holds records.
    */
   lane?(device: string, make?: boolean): Outbox | undefined;
   /** The devices whose lanes hold records. */
