@@ -1,6 +1,5 @@
-// Boards are data (boards/*.json, described by boards/schema.json); this file
-// only looks them up. The pin rules every sensor must obey are cold code
-// (src/config/pins.ts): only the config's checks and editor apply them.
+// Boards are data (boards/*.json); this file only looks them up. The pin rules
+// are cold code (src/config/pins.ts).
 
 import { BOARDS } from './boards';
 import type { Board } from './boards';

@@ -1,32 +1,18 @@
-// Cold code: what the steady loop never needs (the console's commands, the
-// config editor, help texts, provisioning, read-back) is not parsed at boot.
-// The build puts it in front of the program, inside one comment:
-//
+// The cold-code loader (docs/architecture.md, How cold code works). The build
+// puts the modules in front of the program, inside one comment the runtime
+// skips, so they cost no heap until a command reads one back, checks it, runs
+// it and drops it:
 //   /*PDA-COLD <build> <name>:<offset>:<length>:<crc32 hex>:<code length> ...\n
 //   <module code>\n<its strings, a JSON array>\n ... */
-//
-// (offsets from the mark, which is looked for from the program's start).
-//
-// The runtime parses the program straight from flash and skips the comment,
-// so it costs no heap. A command reads its module back from the program
-// area, checks it, evaluates it, runs, and drops every reference, so the
-// module's bytecode is freed again. A module is the source of a function
-// expression that returns the module's default export when called with the
-// resident modules it shares (src/shared.ts) and its strings. The strings
-// are not in the code: the engine keeps every string a parsed program names
-// until it stops, so they come from a JSON table instead, made at run time
-// and collected with the module (scripts/build/cold-strings.ts).
-//
-// Nothing in sampling or delivery depends on this: a missing, corrupt or
-// foreign module only makes the command that needs it say so.
+// (offsets from the mark). A module's strings come as a JSON table, since the
+// engine keeps every string a parsed program names until it stops.
 import type { ProgramStore } from './ports/ports';
 import { crc32 } from './queue/crc32';
 import type { Shared } from './shared';
 import { decodeUtf8 } from './utf8';
 
-// Constants of this module are a const enum, put in place by the build: a
-// module-level const would be a binding on the heap for good. The exports
-// below are for the build and the tests.
+// A const enum is inlined by the build; a module-level const stays on the heap.
+// The exports below are for the build and the tests.
 const enum K {
   Mark = '/*PDA-COLD ',
   /** The header line is read in one piece of this size; the build keeps it shorter. */
@@ -63,11 +49,8 @@ export interface ColdLoader {
 export const MESSAGES: string = K.Messages;
 /**
  * Heap a command needs while its module is read, parsed and run, per byte of
- * the module (its text, its strings, the bytecode being built, the parser's
- * tables, and what the command itself makes). Measured on the device's
- * engine: set() with its 18,994 B module died with 45.2 KB free, and from a
- * floor of 118.5 KB it drove the heap to 179.7 KB, where the engine collects
- * at its edge: about 3.2 B per byte, and more when the change adds a sensor.
+ * the module (its text, strings, bytecode, the parser's tables and what the
+ * command makes); measured (docs/measurements/2026-11-code-notes.md).
  */
 export const COLD_HEAP_PER_BYTE: number = K.HeapPerByte;
 
@@ -80,11 +63,7 @@ export function createColdLoader(o: {
   build: string;
   /** Made for each load and let go after it (src/shared.ts). */
   shared: () => Shared;
-  /**
-   * Free heap now, in bytes (undefined: unknown). Running out of heap is not
-   * an exception on the device: the engine stops. A module that would not
-   * fit is refused instead, in one line.
-   */
+  /** Free heap now (undefined: unknown): a module that would not fit is refused, as running out stops the engine. */
   room?: () => number | undefined;
 }): ColdLoader {
   let base = -1;
@@ -125,11 +104,9 @@ export function createColdLoader(o: {
   }
 
   /**
-   * The module's source and its strings, once its CRC holds. Read a window
-   * at a time into one buffer and decoded as it goes: read whole (up to
-   * 16 KB in one array), the bytes stayed on the heap through the parse as
-   * garbage, which only a collection frees, and the engine skips the
-   * collections the parser's growth brings on (it makes few objects).
+   * The module's source and its strings, once its CRC holds: read a window at
+   * a time into one buffer, since bytes read whole stay on the heap through the
+   * parse (the parser makes few objects, so the engine skips its collections).
    */
   function text(at: number[]): [string, unknown] | undefined {
     const from = at[0] as number;

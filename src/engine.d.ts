@@ -1,5 +1,5 @@
-// Globals of the device's JS engine that every file may use (measured on
-// Kaluma 1.2.1: ../shared/kaluma-engine.md). Host builds get them from Node.
+// Globals of Kaluma 1.2.1's engine that every file may use; host builds get
+// them from Node. TextDecoder only through src/utf8.ts.
 
 declare class TextEncoder {
   encode(s?: string): Uint8Array;

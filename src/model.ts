@@ -31,7 +31,7 @@ export interface DeviceConfig {
   format: DataFormat;
   /** Sensor names this device carries (exactly one for a Value device). */
   sensors: string[];
-  /** Fixed decimals for numbers in writes. Default 2. */
+  /** Fixed decimals for numbers in writes. */
   decimals?: number;
   /** JSON devices: up to this many samples in one write (array). 1 = off. */
   batch?: number;

@@ -1,10 +1,7 @@
-// Parts: code of the resident program that not every boot needs. On the
-// device each is a function expression holding its modules (scripts/build/build.ts):
-// parsed at boot with the rest, but once nothing refers to that function any
-// more, the engine frees its bytecode (measured on the device's engine: a
-// dropped function's code goes back to the heap, only its names stay in the
-// literal storage). So a boot that does not run the agent lets its part go,
-// and the console gets that heap; running the agent later takes a restart.
+// Parts: resident code not every boot needs. On the device each is a function
+// expression holding its modules, whose bytecode the engine frees once nothing
+// refers to it (only its names stay). A boot without the agent lets its part
+// go and gives the console that heap; the agent then takes a restart.
 import type { AgentPart } from './agent/part';
 import { FREES, TABLE } from './parts/table';
 import { sharedTable } from './shared';

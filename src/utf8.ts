@@ -1,8 +1,7 @@
-// The only way bytes from outside (a reply, a flash file) become a string.
-// Kaluma 1.2.1's TextDecoder writes past the string it allocates when its
-// input is not well-formed UTF-8 (the engine's size and copy passes disagree;
-// ../shared/kaluma-repros row 4), so every decode is checked first, here, and
-// nothing else in src/ may call TextDecoder (test/utf8.test.ts scans for it).
+// The only way bytes from outside become a string. Kaluma 1.2.1's TextDecoder
+// writes past its buffer on bytes that are not UTF-8 (docs/architecture.md,
+// The ports and the runtime's defects), so every decode is checked first, here,
+// and nothing else in src/ may call it (test/utf8.test.ts scans for it).
 
 const dec = new TextDecoder();
 
@@ -18,9 +17,8 @@ export function isUtf8(b: Uint8Array, start: number, end: number): boolean {
   while (i < end) {
     const c = b[i++]!;
     if (c < 0x80) continue;
-    // Continuation bytes still to come, and the range of the first of them
-    // (narrowed where the lead byte alone would allow an overlong form, a
-    // surrogate or a code point past U+10FFFF).
+    // Continuation bytes to come, and the first one's range (narrowed against
+    // overlong forms, surrogates and code points past U+10FFFF).
     let n = 3;
     let lo = 0x80;
     let hi = 0xbf;

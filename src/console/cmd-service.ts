@@ -110,9 +110,8 @@ export function provisionCommands(c: Ctx): Commands {
               ['output.' + output + '.sourcePin', r.devicePin],
             ];
           }
-          // Set by set(), whose module (the editor and the whole validation)
-          // is loaded once this one is let go: together they would need
-          // more heap than a running agent leaves.
+          // Set by set() once this module is let go: both at once need more
+          // heap than a running agent leaves.
           return health
             ? [['service.apiKey', r.apiKey], ['health.id', r.deviceId], ['health.pin', r.devicePin]]
             : [

@@ -1,12 +1,6 @@
-// The commands a person types at the serial console. Kaluma's REPL
-// evaluates each line in the program's global scope, so every command is a
-// global function: help(), status(), set('wifi.ssid', 'net'), ... Output is
-// short lines that fit an 80-column terminal; secrets are always masked.
-//
-// The commands are cold code (see src/cold.ts): on the board, and in
-// `npm start`, src/console/stubs.ts exposes small stand-ins that load the
-// module a command lives in, run it and let it go. This file puts them all
-// together for the tests that call them directly.
+// The commands typed at the serial console, each a global function (the REPL
+// evaluates lines in the global scope), all together for the tests. On the
+// board they are cold code, reached through stand-ins (src/console/stubs.ts).
 import type { Runtime } from '../runtime';
 import { configCommands, showCommands, stateCommands } from './cmd-config';
 import { helpCommands } from './cmd-help';

@@ -71,12 +71,9 @@ function sayer(out: (line: string) => void): Say {
 }
 
 /**
- * Three states, three names: Wi-Fi down (the link's own check failed), the
- * service unreachable (no connection, or no answer in time), the service
- * refusing (it answered, and said no). The link counts as down after two
- * failed requests until it is checked again: then Wi-Fi was up at the last
- * check, and what failed was the service. `current`: the last error still
- * holds (nothing went through yet, a retry waits, or the link is in doubt).
+ * Three states, three names: Wi-Fi down (the link's check failed), the service
+ * unreachable (no connection or no answer), the service refusing (it said no).
+ * `current`: the last error still holds (nothing went through since).
  */
 export function linkStates(l: LinkStats, u: UplinkStats, devices: number, now: number): { wifi: string; service: string; current: boolean } {
   const err = u.lastError || '';

@@ -1,7 +1,6 @@
-// The console's resident part: one small function per command that loads the
-// cold module holding it (src/cold.ts), runs it, and lets it go, so the
-// commands' code is on the heap only while one runs. A module that cannot be
-// loaded makes the command say why in one line; the agent is untouched.
+// The console's resident part: a stand-in per command loads the cold module
+// holding it, runs it and lets it go, so a command's code is on the heap only
+// while it runs; one that cannot be loaded says why in one line.
 import type { ColdLoader } from '../cold';
 import type { Runtime } from '../runtime';
 import type { ColdCommands } from './run';
@@ -11,9 +10,8 @@ export type Settings = [string, unknown][];
 
 /**
  * When `r` is a promise that ends in settings, makes each with `set`, in
- * order. provision() ends so: its module and set()'s, loaded together,
- * would need more heap than a running agent leaves, and by the time the
- * promise has ended nothing refers to provision()'s code any more.
+ * order: provision() ends so, as its module and set()'s together would need
+ * more heap than a running agent leaves.
  */
 export function followUp(r: unknown, set: (key: string, value: unknown) => void): void {
   if (r && typeof (r as Promise<unknown>).then === 'function') {
@@ -28,13 +26,11 @@ export function followUp(r: unknown, set: (key: string, value: unknown) => void)
 }
 
 export function exposeCommands(rt: Runtime, cold: ColdLoader): void {
-  // One function for every command, over its name and module: a closure
-  // (measured on the device's engine, a console-only boot kept 136 B less
-  // than with bound functions). help('keys') has a module of its own.
+  // One function for every command, over its name and module: a closure, which
+  // keeps less than bound functions would.
   function call(this: void, name: string, module: string, ...args: unknown[]): void {
-    // provision() ends in set(): a device made at the service and then not
-    // set would be lost (its PIN and the key are not shown), so it starts
-    // only when set()'s module would load now too.
+    // provision() ends in set(): a device made and not set would be lost (its
+    // PIN is not shown), so it starts only when set()'s module would load too.
     const later = module === 'provision' ? cold.fits('config') : undefined;
     const m = later ? { ok: false as const, error: 'set() could not follow: ' + later } : cold.load<ColdCommands>(name === 'help' && args[0] === 'keys' ? 'keys' : module);
     if (!m.ok) {

@@ -1,8 +1,6 @@
-// The filters, each a pure step between a sensor and the outbox (filter.ts).
-// One function, shared by every chain, runs every kind over a plain state
-// object per step: on the device's engine each function costs heap as
-// bytecode and each closure per instance, so a factory and a closure per kind
-// cost more than the steps do.
+// The filters (filter.ts). One function, shared by every chain, runs every kind
+// over a plain state object per step: a factory and a closure per kind would
+// cost more heap than the steps do.
 import type { FilterSpec } from '../config/types';
 import type { Filter } from './filter';
 

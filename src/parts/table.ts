@@ -1,7 +1,5 @@
-// The parts of the program (see src/parts.ts) as the host runs them: plain
-// imports, kept for good. The device build puts another module in place of
-// this one (scripts/build/build.ts, partsPlugin): each part as a function
-// expression of its own code, taking the resident program's shared table.
+// The parts (src/parts.ts) as the host runs them: plain imports. The device
+// build puts in its place each part as a function expression (scripts/build/build.ts).
 import type { AgentPart } from '../agent/part';
 import agent from '../agent/part';
 import type { Shared } from '../shared';

@@ -1,7 +1,6 @@
-// Every sensor kind in one factory: the sensor is a plain object of state and
-// two methods shared by all sensors, not a factory and closures per kind (on
-// the device's engine each function costs heap as bytecode, each closure per
-// sensor). A new kind (an I2C part, say) adds its branch to make and sample.
+// Every sensor kind in one factory: a plain object of state and two methods
+// shared by all sensors, as each function and closure costs heap. A new kind
+// (an I2C part, say) adds its branch to make and sample.
 import type { SensorConfig } from '../config/types';
 import type { AnalogIn, DigitalIn, Pins, TimerId, Timers } from '../ports/ports';
 import type { Sensor, SensorSample } from './sensor';
