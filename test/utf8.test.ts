@@ -1,6 +1,6 @@
-// decodeUtf8 is the gate in front of Kaluma 1.2.1's TextDecoder, which
-// corrupts the JS heap on bytes that are not well-formed UTF-8
-// (../shared/kaluma-repros row 4). These tests pin every rule of RFC 3629,
+// decodeUtf8 is the gate in front of Kaluma 1.2.1's TextDecoder, which writes
+// past its buffer on bytes that are not well-formed UTF-8
+// (docs/architecture.md, The ports and the runtime's defects). These tests pin every rule of RFC 3629,
 // compare the validator with Node's decoder over every short sequence, and
 // keep TextDecoder out of the rest of src/.
 import { readdirSync, readFileSync, statSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // On the device's runtime built for the PC, when one is given (KALUMA_ENGINE;
-// .ci/run points it at ../shared/engine/kaluma-heap180 when that is there):
+// .ci/run finds it beside the checkout when CI has it there):
 // the timers port under the pattern that breaks Kaluma's loop, and the HTTP
 // client with the Kaluma ports through 1,000 bad exchanges, the system port's
 // collection from JavaScript, and the bundle's

@@ -1,5 +1,5 @@
 // Kaluma 1.2.1's TextDecoder writes past its string on bytes that are not
-// well-formed UTF-8 (../shared/kaluma-repros row 4), where Node's quietly puts
+// well-formed UTF-8 (docs/architecture.md, The ports and the runtime's defects), where Node's quietly puts
 // U+FFFD in. engineDecoder() makes Node's decoder fail the test instead, for
 // the rest of the current test, so code that would crash the board fails here.
 import { onTestFinished, vi } from 'vitest';

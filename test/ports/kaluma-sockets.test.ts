@@ -1,11 +1,11 @@
 // The Kaluma socket port and the HTTP client on a model of the Pico W's TCP
 // driver (test/fakes/kaluma/net.ts), which the port drives directly (never
 // Kaluma's net module): refused and reset connections are abandoned, never
-// closed (repro row 2); the server closes first, so no late FIN closes the
-// next socket, and a host name is looked up once (row 3); when the port
-// closes first, a placeholder holds the slot until the late FIN or until no
-// FIN can come; requests reach the driver in pieces the C stack can hold
-// (row 8).
+// closed (closing would free their PCB twice); the server closes first, so no
+// late FIN closes the next socket on the same slot, and a host name is looked
+// up once; when the port closes first, a placeholder holds the slot until the
+// late FIN or until no FIN can come; requests reach the driver in pieces the C
+// stack can hold (docs/architecture.md, The ports and the runtime's defects).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHttpClient } from '../../src/net/http';
 import type { HttpRequest, HttpResult } from '../../src/net/types';

@@ -1,6 +1,8 @@
 // The Kaluma timers port on a model of Kaluma's timers: no program timer is
 // a Kaluma timer, so Kaluma's clearTimeout never sees a timer whose callback
-// ran (repro row 1) and the handle-id counter hardly moves (row 7).
+// ran (which breaks the loop) and the handle-id counter, past 2^31 of which
+// clearTimeout finds nothing, hardly moves (docs/architecture.md, The ports
+// and the runtime's defects).
 import { afterEach, describe, expect, it } from 'vitest';
 import { vi } from 'vitest';
 import { kalumaEnv } from './kaluma-env';

@@ -1,4 +1,4 @@
-// `npm run bench -- --engine PATH` §7: the heap issue's table, measured on the
+// `npm run bench -- --engine PATH` §7: the running agent's heap, measured on the
 // device's runtime built for the PC (Kaluma 1.2.1's JerryScript with the
 // Pico W's 184,312 B heap) running the unmodified device bundle behind the
 // radio stand-in of scripts/measure/engine/board.entry.ts. The binary is never part of
@@ -13,7 +13,7 @@
 // after a collection).
 //
 // Flags: --writes N (default 540: under 3 min at 3 writes a second; 10000 for
-// the issue's full figure, about 56 min); --align (the stand-in padded to a
+// the long run of docs/heap-history.md, about 56 min); --align (the stand-in padded to a
 // whole number of the engine's collection steps, so that the agent meets
 // the engine's limits where a board's count would: see engineHeap).
 import { existsSync } from 'node:fs';
@@ -367,7 +367,7 @@ export async function engineHeap(): Promise<Row[]> {
       `${steady.note || engineName(r)}; 3 sensors (temp, soil median:5 two-point, door) every 1 s, Value/JSON/XML devices; the first boot checks flash.sh's config.json and restarts, then ${N} writes answered in ${((end?.realMs ?? 0) / 1000).toFixed(0)} s of real time (--writes 10000 for the issue's figure, ~56 min); floor = lowest post-GC probe over the marks at 10-20 %, 50-60 % and 90-100 % of the writes (a mark every 2 s); live = .gc/.mem at the end${r.boots > 2 ? `; ${r.boots - 2} watchdog reset(s)` : ''}; boot peak ${kb(bootPeak)}; harm ${end ? end.harm : '?'}; ${standInNote}`,
     );
   }
-  // In the order of the issue's table.
+  // In the table's order: stand-in, boot, reference configuration, drain, the two console sessions.
   return [rows[0]!, rows[1]!, rows[5]!, rows[2]!, rows[3]!, rows[4]!];
 }
 

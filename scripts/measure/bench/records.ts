@@ -1,4 +1,4 @@
-// `npm run bench` §8: what the field saw in issue 11 (items 5 and 6), on the
+// `npm run bench` §8: what boards in the field showed (records per period, recovery after an outage), on the
 // simulated platform and the fake clock, with the agent's TypeScript sources:
 //   - records per sampling period per device for the reference configuration,
 //     with sensor reads that hold the loop and a loop that other work blocks;
@@ -22,7 +22,7 @@ import { referenceConfig } from './timer-ids';
 type Row = [string, string, string, string];
 
 const SEEDS = [1, 2, 3, 4, 5];
-/** The issue's run: 120 s. */
+/** The field run's length: 120 s. */
 const RUN_MS = 120000;
 /** Each pin read holds the loop this long (the board's ADC read sleeps 1 ms; a temperature read averages 8). */
 const READ_MS: [number, number] = [5, 40];

@@ -1,5 +1,5 @@
 // Kaluma's timer handle ids: one uint32 counter for every handle, and from
-// 2^31 on clearTimeout() finds nothing (../shared/kaluma-repros row 7). The
+// 2^31 on clearTimeout() finds nothing (docs/architecture.md, The ports and the runtime's defects). The
 // real device bundle runs in the Kaluma stand-in (test/bundle/kaluma-sim.ts)
 // with the reference configuration plus one counter sensor polled every
 // 10 ms, delivering to a service that answers every write; the stand-in

@@ -1,5 +1,5 @@
 // Runs programs on the device's runtime built for the PC (Kaluma 1.2.1 with
-// the Pico W's heap, ../shared/engine). The binary is never part of this
+// the Pico W's heap, docs/architecture.md, Measuring). The binary is never part of this
 // repository: its path comes from --engine PATH or KALUMA_ENGINE, and without
 // one a script says so in one line and stops.
 import { spawn, spawnSync } from 'node:child_process';

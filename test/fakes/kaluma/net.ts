@@ -1,7 +1,7 @@
 // The Pico W's radio drivers (module_pico_cyw43.c): the TCP one
 // (global.__netdev) and the 802.11 one (global.__ieee80211dev, see
 // createKalumaRadio), modelled from their source with the defects a program
-// can walk into (../shared/kaluma-repros rows 2, 3 and 8), for code that runs
+// can walk into (docs/architecture.md, The ports and the runtime's defects), for code that runs
 // against Kaluma itself; and Kaluma's net.Socket over the TCP one, for a
 // program that requires 'net' (the agent's ports do not). What would hurt the
 // board goes into `violations`:

@@ -1,5 +1,5 @@
 // Kaluma 1.2.1's timer globals as the device has them, with the defects a
-// program can walk into (../shared/kaluma-repros rows 1 and 7), for code that
+// program can walk into (docs/architecture.md, The ports and the runtime's defects), for code that
 // runs against Kaluma itself (src/ports/kaluma, the device bundle):
 // - ids come from one counter shared by every handle; clearTimeout() casts
 //   the id to a signed int, so from 2^31 on it finds nothing;
