@@ -63,9 +63,9 @@ export interface Outbox {
    * aside in order, within this outbox's bound and counts. Made when `make`;
    * otherwise undefined unless it holds records.
    */
-  lane?(device: string, make?: boolean): Outbox | undefined;
+  lane?(this: void, device: string, make?: boolean): Outbox | undefined;
   /** The devices whose lanes hold records. */
-  lanes?(): string[];
+  lanes?(this: void): string[];
   /** Depth and bytes of this outbox and its lanes together; drops and rejections of both. */
   stats(): OutboxStats;
   /** Returns the next sequence number and advances it; never goes back, across reboots too. */
