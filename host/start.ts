@@ -250,13 +250,8 @@ async function main(): Promise<void> {
     const booted = boot(hp, {
       codec,
       checker: built.checker,
-      // The health report is the board's cold module too.
-      report: (r) => {
-        const m = cold.load<(x: Runtime) => string>('health');
-        return m.ok ? m.value(r) : (console.log('health: ' + m.error), undefined);
-      },
-      // So are the outputs (the relay on GP16).
-      outputs: cold.load,
+      // The health report and the outputs (the relay on GP16) are the board's cold modules too.
+      load: cold.load,
       onDelivered: (d) => {
         const body = d.count > 1 ? `${d.count} readings` : d.body || '';
         console.log(`${clock()}  delivered  ${d.device.padEnd(9)} seq ${String(d.lastSeq).padStart(4)}  HTTP ${d.status}  ${body.slice(0, 90)}`);

@@ -9,6 +9,10 @@ import { createKalumaPlatform } from './ports/kaluma/index';
 import { nextTurn } from './ports/kaluma/time';
 import { openBootState } from './agent/bootstate';
 import { createConfigStore } from './config/store';
+import { decideBoot } from './boot/decide';
+import { createTrial } from './config/trial';
+import { createSupervisor } from './agent/supervisor';
+import { createLed } from './agent/led';
 import { bootWith } from './runtime';
 import type { Runtime } from './runtime';
 import { sharedTable } from './shared';
@@ -55,21 +59,14 @@ try {
     const m = cold.load<ConfigCodec>('check');
     return m.ok ? m.value : m.error;
   };
-  // The health report is cold code, loaded for each report and let go.
-  const report = (rt: Runtime): string | undefined => {
-    const m = cold.load<(r: Runtime) => string>('health');
-    if (m.ok) return m.value(rt);
-    p.log.error('health: ' + m.error);
-    return undefined;
-  };
-  const start = (b: typeof bootWith, s: typeof createConfigStore, o: typeof openBootState, x: typeof exposeCommands): void => {
+  const start = (b: typeof bootWith, s: typeof createConfigStore, o: typeof openBootState, d: typeof decideBoot, t: typeof createTrial, v: typeof createSupervisor, l: typeof createLed, x: typeof exposeCommands): void => {
     // What the top level left (its own code, now unreachable) goes before
     // the boot adds its own: the engine would let it ride up the steps.
     if (p.system.collect) p.system.collect();
     try {
-      // The outputs' cold code, for a config with outputs: 'outputs' loaded
-      // once and kept while they run, 'output-read' loaded for each read.
-      held.rt = b(s, o, p, { codec, checker: __CHECKER__, report, outputs: cold.load });
+      // Cold code the running agent loads by name: 'health' for each health
+      // report, 'outputs' once and kept while they run, 'output-read' for each read.
+      held.rt = b(s, o, d, t, v, l, p, { codec, checker: __CHECKER__, load: cold.load });
       x(held.rt, cold);
     } catch (e) {
       console.error('boot failed: ' + String(e) + '; the console is still up');
@@ -85,18 +82,18 @@ try {
   // 23 (110.8 KB). The loop runs the boot before it reads the next console
   // line; the watchdog a previous program may have left armed is fed first.
   //
-  // The boot, the makers only the boot calls and exposeCommands reach
-  // start() as arguments, never by name from inside a function: a module
-  // function that only the top level names is held in one of its registers
-  // and goes, with its code, once the top level returns; named from inside
-  // any function it becomes a binding of the module scope, which every
-  // closure keeps. Measured on the device's engine, a running agent's floor:
+  // The boot, the makers and the decision only the boot calls, and
+  // exposeCommands, reach start() as arguments, never by name from inside a
+  // function: a module function that only the top level names is held in one
+  // of its registers and goes, with its code, once the top level returns;
+  // named from inside any function it becomes a binding of the module scope,
+  // which every closure keeps. Measured on the device's engine, a running agent's floor:
   // boot and exposeCommands named in start() +1.7 KB; the config store's and
   // the boot state's makers named in boot() +1.7 KB (with the store's load(),
   // which the boot lets go once done). Handed in as one object instead, the
   // floor was 1.1 KB higher than as arguments.
   p.watchdog.keepAlive();
-  nextTurn(start.bind(null, bootWith, createConfigStore, openBootState, exposeCommands));
+  nextTurn(start.bind(null, bootWith, createConfigStore, openBootState, decideBoot, createTrial, createSupervisor, createLed, exposeCommands));
 } catch (e) {
   console.error('boot failed: ' + String(e) + '; the console is still up');
 }

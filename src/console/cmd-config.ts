@@ -28,7 +28,7 @@ export function stateCommands(c: Ctx): Commands {
 
     discard() {
       if (!rt.dirty()) return out('nothing to discard: no unsaved changes');
-      rt.discard();
+      rt.setPending(undefined);
       out('unsaved changes dropped');
     },
 
@@ -47,7 +47,19 @@ export function stateCommands(c: Ctx): Commands {
 
     maintenance() {
       out('rebooting into maintenance: the agent and the watchdog stay off until the next reboot');
-      rt.maintenance();
+      // The flag the boot reads (src/runtime.ts, K.MaintenanceFile): one boot without agent and watchdog.
+      try {
+        rt.p.files.write('maintenance', new Uint8Array([49]));
+      } catch (e) {
+        rt.p.log.error('maintenance: ' + String(e) + '; not rebooting');
+        try {
+          rt.p.files.remove('maintenance');
+        } catch {
+          /* a half-written flag does not count: see the check at boot */
+        }
+        return;
+      }
+      rt.restart('restart: maintenance');
     },
 
     reboot() {

@@ -2,7 +2,7 @@
 // slots until the board restarts: at ABANDONED_LIMIT the runtime restarts the
 // board itself, in order (agent stopped first; the readings are on flash).
 import { describe, expect, it } from 'vitest';
-import { ABANDONED_LIMIT } from '../../src/runtime';
+import { ABANDONED_LIMIT } from '../../src/agent/supervisor';
 import { testConfig } from '../fakes/config';
 import { Board, DEAD_URL } from './harness';
 

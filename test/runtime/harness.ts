@@ -4,6 +4,7 @@
 // under the fake clock by waiting for the request in flight.
 import { healthReport } from '../../src/agent/health';
 import { loadOutputsCode } from '../fakes/outputs-code';
+import type { LoadCold } from '../../src/agent/outputs';
 import { CODEC } from '../../src/config/codec';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
@@ -56,8 +57,10 @@ export class Board {
     const inner = p.log;
     p.log = { info: (l) => (all.push(l), inner.info(l)), error: (l) => (all.push(l), inner.error(l)) };
     const loads: Record<string, number> = {};
-    // The health report as the device's cold module makes it.
-    const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test', onDelivered: o.onDelivered, report: healthReport, outputs: loadOutputsCode(loads) });
+    // The health report as the device's cold module makes it (its loads are not counted), the outputs' modules counted.
+    const outputs = loadOutputsCode(loads);
+    const load: LoadCold = <T>(name: string) => (name === 'health' ? { ok: true as const, value: healthReport as T } : outputs<T>(name));
+    const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test', onDelivered: o.onDelivered, load });
     installCommands(rt);
     // Called as the console host calls them, so the platform knows a command runs.
     const cmd = p.commands;
