@@ -15,8 +15,11 @@ function masked(s: string, key: string, password: string): string {
   return s;
 }
 
+/** What the report reads of the runtime. */
+export type HealthRt = Pick<Runtime, 'p' | 'consoleError' | 'mode' | 'state' | 'config' | 'agent' | 'queue' | 'outputs'>;
+
 /** The report, as the JSON text to write. */
-export function healthReport(rt: Runtime): string {
+export function healthReport(rt: HealthRt): string {
   const p = rt.p;
   const now = p.clock.uptimeMs();
   const cfg = rt.config();

@@ -6,11 +6,16 @@ import { formatValue } from '../config/format';
 import { keyList, missingKeys } from '../config/required';
 import type { Field } from '../config/schema';
 import { SCALAR_FIELDS, findField } from '../config/schema';
-import type { Commands, Ctx } from './shared';
+import type { Runtime } from '../runtime';
+import type { Commands, ConsoleRt, Ctx, Editing } from './shared';
 import { statusLines } from './status';
+import type { StatusRt } from './status';
 import { edit } from './shared';
 
-export function stateCommands(c: Ctx): Commands {
+/** What status(), save(), discard(), sensors(), resume(), maintenance() and reboot() reach. */
+export type StateRt = StatusRt & Pick<Runtime, 'dirty' | 'pending' | 'setPending' | 'apply' | 'resume' | 'restart'>;
+
+export function stateCommands(c: Ctx<StateRt>): Commands {
   const rt = c.rt;
   const out = c.out;
   const fail = c.fail;
@@ -73,7 +78,7 @@ export function stateCommands(c: Ctx): Commands {
 /** Every error a change caused, on one line. */
 const oneLine = (e: string): string => e.split('\n').join('; ');
 
-export function configCommands(c: Ctx): Commands {
+export function configCommands(c: Ctx<ConsoleRt & Editing>): Commands {
   const rt = c.rt;
   const p = rt.p;
   const out = c.out;
@@ -116,7 +121,7 @@ export function configCommands(c: Ctx): Commands {
   };
 }
 
-export function showCommands(c: Ctx): Commands {
+export function showCommands(c: Ctx<ConsoleRt & Pick<Runtime, 'config' | 'pending' | 'dirty'>>): Commands {
   const rt = c.rt;
   const out = c.out;
   return {

@@ -10,7 +10,7 @@ import type { Runtime } from '../runtime';
 import { createServiceClient, maskSecret } from '../service/client';
 import type { ServiceClient } from '../service/client';
 import { withReads } from '../service/reads';
-import type { Commands, Ctx } from './shared';
+import type { Commands, ConsoleRt, Ctx } from './shared';
 import type { Settings } from './stubs';
 
 /**
@@ -18,7 +18,10 @@ import type { Settings } from './stubs';
  * for provisioning even before the agent can run (the agent's link when it
  * runs). Cold code: only this command needs it.
  */
-async function connect(rt: Runtime): Promise<{ ok: true; client: ServiceClient } | { ok: false; error: string }> {
+/** What provision() reaches: the pending configuration (its key, URL and Wi-Fi), and the running agent's link. */
+type ProvisionRt = ConsoleRt & Pick<Runtime, 'pending' | 'agent'>;
+
+async function connect(rt: ProvisionRt): Promise<{ ok: true; client: ServiceClient } | { ok: false; error: string }> {
   const c = rt.pending();
   const p = rt.p;
   const http = createHttpClient({ sockets: p.sockets, timers: p.timers, timeoutMs: c.agent.requestTimeoutMs, maxResponseBytes: c.agent.maxResponseBytes });
@@ -30,7 +33,7 @@ async function connect(rt: Runtime): Promise<{ ok: true; client: ServiceClient }
   return made;
 }
 
-export function testCommands(c: Ctx): Commands {
+export function testCommands(c: Ctx<ConsoleRt & Pick<Runtime, 'agent' | 'why' | 'config'>>): Commands {
   const rt = c.rt;
   const out = c.out;
   const fail = c.fail;
@@ -66,7 +69,7 @@ export function testCommands(c: Ctx): Commands {
   };
 }
 
-export function provisionCommands(c: Ctx): Commands {
+export function provisionCommands(c: Ctx<ProvisionRt>): Commands {
   const rt = c.rt;
   const out = c.out;
   const fail = c.fail;

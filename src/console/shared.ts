@@ -8,8 +8,14 @@ import type { Runtime } from '../runtime';
 export type Command = (...a: unknown[]) => unknown;
 export type Commands = Record<string, Command>;
 
-export interface Ctx {
-  rt: Runtime;
+/** What every command reaches: the platform, and the console's last error line (status() shows it). */
+export type ConsoleRt = Pick<Runtime, 'p' | 'consoleError'>;
+/** What edit() reaches: the running configuration and the console's unsaved changes to it. */
+export type Editing = Pick<Runtime, 'config' | 'pending' | 'setPending'>;
+
+/** A command table's context: `rt` is as narrow as the table says (each names the members it uses). */
+export interface Ctx<R extends ConsoleRt = ConsoleRt> {
+  rt: R;
   out: (line: string) => void;
   /** Errors stay on one line, whole: they name the key and the rule. */
   fail: (line: string) => void;
@@ -27,7 +33,7 @@ export function wrap(s: string, print: (l: string) => void): void {
   print(rest);
 }
 
-export function context(rt: Runtime): Ctx {
+export function context<R extends ConsoleRt>(rt: R): Ctx<R> {
   return {
     rt,
     out: (l) => wrap(l, (x) => rt.p.log.info(x)),
@@ -39,7 +45,7 @@ export function context(rt: Runtime): Ctx {
 }
 
 /** Runs `change` on an editor over the pending changes and keeps what it left. */
-export function edit(rt: Runtime, change: (ed: ConfigEditor) => string | undefined): string | undefined {
+export function edit(rt: Editing, change: (ed: ConfigEditor) => string | undefined): string | undefined {
   const ed = createConfigEditor({ current: rt.config(), pending: rt.pending() });
   const e = change(ed);
   rt.setPending(ed.dirty() ? ed.pending() : undefined);

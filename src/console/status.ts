@@ -92,8 +92,11 @@ export function linkStates(l: LinkStats, u: UplinkStats, devices: number, now: n
   return { wifi, service: service + (wait === undefined ? '' : '; next try in ' + ago(wait)), current };
 }
 
+/** What status() reaches of the runtime. */
+export type StatusRt = Pick<Runtime, 'p' | 'consoleError' | 'mode' | 'why' | 'state' | 'config' | 'agent' | 'queue' | 'outputs'>;
+
 /** One line per device the service refuses for a reason the operator can fix. */
-function heldLines(say: Say, rt: Runtime, a: Agent, u: UplinkStats, now: number): void {
+function heldLines(say: Say, rt: StatusRt, a: Agent, u: UplinkStats, now: number): void {
   const box = rt.queue();
   const p = rt.p;
   for (let i = 0; i < u.held.length; i++) {
@@ -107,7 +110,7 @@ function heldLines(say: Say, rt: Runtime, a: Agent, u: UplinkStats, now: number)
 }
 
 /** One line per output: level, source, last good read, refusals, safe or not. */
-function outputLines(say: Say, rt: Runtime, now: number): void {
+function outputLines(say: Say, rt: StatusRt, now: number): void {
   const running = rt.outputs();
   const os = running ? running.list : [];
   for (let i = 0; i < os.length; i++) {
@@ -120,7 +123,7 @@ function outputLines(say: Say, rt: Runtime, now: number): void {
 }
 
 /** The running agent's lines: Wi-Fi, the service, delivery, HTTP, clock, sampler, held devices, health, outputs. */
-function agentLines(say: Say, rt: Runtime, a: Agent, now: number): void {
+function agentLines(say: Say, rt: StatusRt, a: Agent, now: number): void {
   const p = rt.p;
   const l = a.link.stats();
   const u = a.uplink.stats();
@@ -145,7 +148,7 @@ function agentLines(say: Say, rt: Runtime, a: Agent, now: number): void {
 }
 
 /** status(): every line, through `out`. */
-export function statusLines(rt: Runtime, out: (line: string) => void): void {
+export function statusLines(rt: StatusRt, out: (line: string) => void): void {
   const p = rt.p;
   const now = p.clock.uptimeMs();
   const say = sayer(out);
