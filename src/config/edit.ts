@@ -36,6 +36,28 @@ function coerce(f: Field, v: unknown): unknown {
 
 const unknownKey = (key: string): string => key + ': unknown key (see help())';
 
+/** unset() of `what`.`name` (a sensor, device or output: `list[i]`), or of its field `f`. */
+function remove(raw: Saved, key: string, what: string, name: string, list: Obj[], i: number, f: Field | undefined): string | undefined {
+  const at = what + '.' + name;
+  const entry = list[i];
+  if (!entry) return at + ': no such ' + what;
+  if (f) {
+    if (fieldName(f) === 'kind') return key + ': every ' + what + ' has a kind; unset ' + at + ' to remove it';
+    // A required field with no default for the kind has nothing to go back to.
+    if (f.required_ && defaultOf(f, entry.kind as SensorKind) === undefined) return key + ': required';
+    delete entry[propOf(f)];
+    return undefined;
+  }
+  // Devices carry sensors; nothing refers to a device or an output.
+  const users = what === 'sensor' ? ((raw.devices || []) as Obj[]).filter((d) => (d.sensors as string[]).indexOf(name) >= 0) : [];
+  if (users.length > 0) {
+    const by = users.map((d) => d.name as string).join(', ');
+    return at + ': device ' + by + ' still carries it; change device.' + ((users[0] as Obj).name as string) + '.sensors first';
+  }
+  list.splice(i, 1);
+  return undefined;
+}
+
 /**
  * `current` is the running configuration; `pending`, the changes kept from
  * earlier commands (the editor is made anew for each console command).
@@ -90,24 +112,7 @@ export function createConfigEditor(o: { current: AgentConfig; pending?: AgentCon
       const f = parts.length === 3 ? findField(fields, parts[2] as string) : undefined;
       if (parts.length === 3 && !f) return unknownKey(key);
 
-      if (removing) {
-        if (!entry) return at + ': no such ' + what;
-        if (f) {
-          if (fieldName(f) === 'kind') return key + ': every ' + what + ' has a kind; unset ' + at + ' to remove it';
-          // A required field with no default for the kind has nothing to go back to.
-          if (f.required_ && defaultOf(f, entry.kind as SensorKind) === undefined) return key + ': required';
-          delete entry[propOf(f)];
-          return undefined;
-        }
-        // Devices carry sensors; nothing refers to a device or an output.
-        const users = what === 'sensor' ? ((raw.devices || []) as Obj[]).filter((d) => (d.sensors as string[]).indexOf(name) >= 0) : [];
-        if (users.length > 0) {
-          const by = users.map((d) => d.name as string).join(', ');
-          return at + ': device ' + by + ' still carries it; change device.' + ((users[0] as Obj).name as string) + '.sensors first';
-        }
-        list.splice(i, 1);
-        return undefined;
-      }
+      if (removing) return remove(raw, key, what, name, list, i, f);
 
       if (!f) {
         // A whole entry at once: how a device or an output is created.
