@@ -40,7 +40,7 @@ function area(b: Uint8Array): ProgramStore & { reads: number; longest: number; b
 describe('cold code loader', () => {
   it('puts every cold module of src/residency.json in the artifact, in front of the resident program', () => {
     // Then the resident program's messages (scripts/build/messages.ts).
-    expect(built.cold.map((c) => c.name)).toEqual(['check', 'config', 'health', 'help', 'keys', 'output-read', 'outputs', 'provision', 'show', 'state', 'test', MESSAGES]);
+    expect(built.cold.map((c) => c.name)).toEqual(['check', 'config', 'health', 'held', 'help', 'keys', 'output-read', 'outputs', 'provision', 'show', 'state', 'test', MESSAGES]);
     const text = new TextDecoder().decode(bytes);
     expect(text.startsWith('/*PDA-COLD ' + built.build + ' ')).toBe(true);
     // The comment ends once, where the resident program begins.

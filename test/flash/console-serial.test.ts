@@ -211,7 +211,7 @@ describe.skipIf(!!noEngine)('console-serial against the REPL of the device runti
     // maintenance() reboots the board: its USB serial port goes away.
     console_!.stdin.write('maintenance()\r');
     expect(await exitWithin(c.exited), c.out() + c.err()).toBe(1);
-    expect(c.out()).toContain('rebooting into maintenance');
+    // The command's own answer may or may not get out before the reset takes the port: not asserted.
     expect(c.err()).toContain('console: the port closed (board unplugged or reset?): run the console again\n');
     expect(board.events.slice(0, 2)).toEqual(['power up', 'reset: watchdog']);
   }, 4 * 30000);
