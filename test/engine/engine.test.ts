@@ -102,4 +102,26 @@ describe.skipIf(!usable)('on the device engine', () => {
     expect(out).toMatch(/output {4}relay GP16 (on|off), source 8, good read \d+ s ago/);
     expect(out).toMatch(/output {4}vent GP18 (75|20)%, source 10\.vent/);
   }, 120000);
+
+  it('the unmodified bundle with one device refused (401) for a while: it is held, the lanes\' cold code loads, status() says so, and it delivers again', async () => {
+    const r = await runBoard(engine!, {
+      name: 'engine-test-held',
+      seconds: 100,
+      periodMs: 1000,
+      config: toSaved(referenceConfig()),
+      // The JSON device (id 2) is refused until the program's clock reaches 35 s.
+      refuse: { deviceId: 2, untilMs: 35000 },
+      typed: [{ atMs: 12000, line: 'status()' }],
+      typedOnBoot: 2,
+      until: (_ms, out) => out.includes('uplink: device tj delivers again after'),
+    });
+    const out = r.run.stdout;
+    expect(r.died).toBe(false);
+    expect(out).not.toMatch(/SyntaxError|TypeError|ReferenceError|cold code held/);
+    expect(out).toContain('uplink: device tj held, its readings wait: HTTP 401 Unauthorized');
+    expect(out).toMatch(/held {6}device tj: HTTP 401 Unauthorized/);
+    expect(out).toContain('uplink: device tj delivers again after');
+    // Said once, not once per reading.
+    expect(out.split('uplink: device tj held').length - 1).toBe(1);
+  }, 150000);
 });

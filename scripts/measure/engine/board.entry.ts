@@ -38,6 +38,8 @@ declare const __BENCH: {
   drainBatch?: number;
   /** Ballast bytes, kept: the stand-in's live set a whole number of collection steps (BoardOptions.pad). */
   pad?: number;
+  /** Writes to this device are refused with 401 until the program's clock reaches untilMs (BoardOptions.refuse). */
+  refuse?: { deviceId: number; untilMs: number };
   /** false: no post-collection probe at the marks. */
   probe?: false;
   /** Carried over a watchdog reset: the program clock at this boot, the service's counts. */
@@ -180,6 +182,9 @@ function answer(head: string, seqs: number): string {
   const a = head.indexOf('/api/') + 5;
   const op = a > 4 && a < 300 ? head.slice(a, head.indexOf('/', a)) : '';
   if (op === 'updatedevicevalue' || op === 'updatedevicejson' || op === 'updatedevicexml') {
+    // /api/<op>/<key>/<id>/...: a refused key for one device, for a while.
+    const no = B.refuse;
+    if (no && clock() < no.untilMs && head.slice(a).split('/')[2] === String(no.deviceId)) return 'HTTP/1.1 401 Unauthorized\r\nContent-Length: 15\r\n\r\nunknown API key';
     writes++;
     const n = op === 'updatedevicejson' ? seqs || 1 : 1;
     records += n;

@@ -91,6 +91,8 @@ export interface BoardOptions {
   pad?: number;
   /** false: the marks skip the post-collection probe (their floor is -1), which itself carries heapUsed up to the next limit. */
   probe?: boolean;
+  /** The stand-in service answers writes to this device 401 (unknown API key) until the program's clock reaches untilMs. */
+  refuse?: { deviceId: number; untilMs: number };
 }
 
 let agentBundle: Promise<{ outfile: string; bytes: number }> | undefined;
@@ -155,6 +157,7 @@ export async function runBoard(engine: string, o: BoardOptions): Promise<BoardRu
         drainBatch: o.drainBatch,
         pad: o.pad || undefined,
         probe: o.probe === false ? false : undefined,
+        refuse: o.refuse,
         ...state,
       };
       program = head + 'var __BENCH = ' + JSON.stringify(bench) + ';\n' + tail;
