@@ -10,21 +10,21 @@ declare const READS: number;
 declare function setTimeout(cb: () => void, ms: number): number;
 declare function clearTimeout(id: number): void;
 
-/** What the harness hands the program under test: the agent's shape as attachOutputs sees it. */
-export interface FakeAgent {
-  outputs?: { due: boolean; read(): Promise<unknown>; stop(): void };
-  uplink: { wake(): void; reads?: unknown };
-  client: { call<T>(c: Call<T>): Promise<Outcome<T>> };
+/** The running outputs as startOutputs returns them: a job of the uplink's. */
+interface Running {
+  due: boolean;
+  run(): Promise<unknown>;
+  stop(): void;
 }
 
 const BODIES = ['1', '0', 'maybe', '1', '0', '2', '1', '0'];
 
 type Load = (name: string) => { ok: true; value: unknown };
-type Attach = (agent: FakeAgent, config: unknown, p: Platform, load: Load) => string | undefined;
+type Start = (up: { add(j: unknown): void; remove(j: unknown): void; wake(): void }, client: { call<T>(c: Call<T>): Promise<Outcome<T>> }, config: unknown, p: Platform, load: Load) => Running | string;
 
 /**
  * `n` outputs (0: none, the baseline); `kept()` evaluates the outputs' kept
- * module (its default export, attachOutputs), `read()` a read's module.
+ * module (its default export, startOutputs), `read()` a read's module.
  * `held`: what every program keeps alike (the shared table; the modules'
  * text is a literal of each program, kept by the engine all the same).
  */
@@ -39,16 +39,15 @@ export function run(n: number, held: unknown, kept: () => unknown, read: () => u
     timers: { setTimeout, clearTimeout },
     log: { info: (l: string) => void lines.push(l), error: (l: string) => void lines.push(l) },
   } as unknown as Platform;
-  const agent: FakeAgent = {
-    uplink: { wake(): void {} },
-    client: {
-      call<T>(c: Call<T>): Promise<Outcome<T>> {
-        const b = BODIES[k++ % BODIES.length] as string;
-        const f = c.read(b, b, c.secrets);
-        return Promise.resolve((f.ok ? { kind: 'ok', status: 200, value: f.value, note: f.note, bytesSent: 100 } : { kind: 'reject', reason: f.error, bytesSent: 100 }) as Outcome<T>);
-      },
+  const uplink = { add(): void {}, remove(): void {}, wake(): void {} };
+  const client = {
+    call<T>(c: Call<T>): Promise<Outcome<T>> {
+      const b = BODIES[k++ % BODIES.length] as string;
+      const f = c.read(b, b, c.secrets);
+      return Promise.resolve((f.ok ? { kind: 'ok', status: 200, value: f.value, note: f.note, bytesSent: 100 } : { kind: 'reject', reason: f.error, bytesSent: 100 }) as Outcome<T>);
     },
   };
+  let running: Running | undefined;
   const outputs = [];
   for (let i = 0; i < n; i++) {
     outputs.push(i % 2
@@ -65,7 +64,11 @@ export function run(n: number, held: unknown, kept: () => unknown, read: () => u
   // As the cold loader does: the module evaluated afresh, nothing kept.
   const load: Load = () => ({ ok: true, value: read() });
   const base = floor();
-  if (n) print('attach: ' + String((kept() as Attach)(agent, config, p, load)) + '\n');
+  if (n) {
+    const made = (kept() as Start)(uplink, client, config, p, load);
+    if (typeof made === 'string') print('start: ' + made + '\n');
+    else running = made;
+  }
   lines.length = 0;
   const attached = floor();
   let reads = 0;
@@ -74,17 +77,17 @@ export function run(n: number, held: unknown, kept: () => unknown, read: () => u
       lines.length = 0;
       print('@RESULT ' + JSON.stringify({ base, attached, end: floor() }) + '\n');
       // Its timer let go: the program ends.
-      if (agent.outputs) agent.outputs.stop();
+      if (running) running.stop();
       return;
     }
     reads++;
     now += 5000;
-    const o = agent.outputs;
+    const o = running;
     if (!o || !o.due) {
       setTimeout(step, 0);
       return;
     }
-    void o.read().then(() => setTimeout(step, 0));
+    void o.run().then(() => setTimeout(step, 0));
   };
   setTimeout(step, 0);
 }
