@@ -164,9 +164,12 @@ export function createUplink(o: {
     let h = heldOf(device);
     const now = o.clock.uptimeMs();
     if (!h || h.reason !== r.reason) o.log.error('uplink: device ' + device + ' held, its readings wait: ' + r.reason);
+    loadDue = true;
     if (!h) st.held.push((h = { device, reason: r.reason, status: r.status, sinceMs: now, attempt: 0, nextMs: now }));
-    h.reason = r.reason;
-    h.status = r.status;
+    else {
+      h.reason = r.reason;
+      h.status = r.status;
+    }
     h.nextMs = now + backoffMs(++h.attempt, o.backoff.baseMs, U.HoldCapMs, random);
   }
 
@@ -177,8 +180,11 @@ export function createUplink(o: {
     o.log.info('uplink: device ' + device + ' delivers again after ' + Math.round((o.clock.uptimeMs() - h.sinceMs) / 1000) + ' s held');
   }
 
-  /** The held devices' code (cold module 'held'), once loaded; the load's last error, logged once. */
+  /** The held devices' code (cold module 'held'), once loaded. */
   let picker: Picker | undefined;
+  /** A load is due: at the start, and again at each refusal after a failed one (not at every wake: a load reads flash). */
+  let loadDue = true;
+  /** The last failed load's reason, without its figures in brackets (the free heap changes at every try): logged when it changes. */
   let loadError: string | undefined;
 
   /**
@@ -189,10 +195,12 @@ export function createUplink(o: {
   function pick(now: number): Picked {
     const box = o.queue;
     // Lanes already in place (an agent before this one on the same outbox) or on flash from an earlier boot need it too.
-    if (!picker && o.load && (st.held.length || box.lanes || (box.found && box.found.length))) {
+    if (!picker && loadDue && o.load && (st.held.length || box.lanes || (box.found && box.found.length))) {
+      loadDue = false;
       const m = o.load<typeof heldPicker>('held');
       if (m.ok) picker = m.value(box, o.devices, waits);
-      else if (m.error !== loadError) o.log.error('uplink: ' + (loadError = m.error) + '; a held device holds the others up');
+      else if (m.error.split(' (')[0] !== loadError) o.log.error('uplink: ' + m.error + '; a held device holds the others up');
+      if (!m.ok) loadError = m.error.split(' (')[0];
     }
     if (picker) return picker(now);
     const head = box.peek(1)[0];

@@ -191,8 +191,9 @@ export function createOutbox(o: FileOutboxOptions): Outbox | undefined {
     // Segment ids in ascending order, by insertion: a loop, not callbacks.
     const ids: number[] = [];
     for (const f of files.list(o.dir)) {
-      // A held device's lane from an earlier boot.
-      if (f.slice(0, 2) === 'h-') found.push(f.slice(2));
+      // A held device's lane from an earlier boot, while it holds records: a
+      // drained lane's segments are deleted, only its cursor stays.
+      if (f.slice(0, 2) === 'h-' && files.list(o.dir + '/' + f).join(' ').indexOf('seg-') >= 0) found.push(f.slice(2));
       if (!/^seg-\d{8}$/.test(f)) continue;
       const id = +f.slice(4);
       let j = ids.length;

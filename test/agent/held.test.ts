@@ -187,6 +187,8 @@ describe('a held device on the flash outbox', () => {
     expect(delivered).toEqual(Array.from({ length: (q2.stats().nextSeq - 1) / 3 }, (_, i) => 2 + 3 * i));
     expect(delivered.length).toBe(15);
     expect(q2.stats()).toMatchObject({ depth: 0, dropped: 0 });
+    // Drained: the next boot finds no lane, so it does not load the lanes' code.
+    expect(open().found).toEqual([]);
   });
 
   it('drops the oldest readings, counted, when the bound is reached while held', async () => {
