@@ -11,7 +11,7 @@
  * (/api/updatedevicevalue/...) from naming the device.
  */
 const enum W {
-  Config = ' key|apikey|auth|forbidden|denied|permission| device| pin|account|credential|token|format|not found|no such',
+  Config = ' key|apikey|auth|forbidden|denied|permission| device| pin|account|credential|format|not found|no such',
 }
 
 /** A refusal is a non-2xx answer that is not a retry, or a 2xx whose body reads as an error. */

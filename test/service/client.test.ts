@@ -285,6 +285,14 @@ describe('reply shapes', () => {
   });
 });
 
+describe('a 400 about the record', () => {
+  it("is rejected even when a parser's words name a token (Unexpected token in JSON), not held", async () => {
+    reply = text(400, 'Unexpected token } in JSON at position 5');
+    const r = await client().writeJson(DEV, '{}');
+    expect(r.kind).toBe('reject');
+  });
+});
+
 describe('status classes', () => {
   it.each([
     [301, 'hold'],
