@@ -1,6 +1,8 @@
 // What help('keys') says of each setting: cold code, so the text is not on the
 // heap while the agent runs. At most 60 characters, so a line fits 80 columns.
 
+import { UNITS } from '../sensors/i2c/kinds';
+
 type Texts = Record<string, string>;
 
 /** Each section's texts with its prefix before each key: the keys of a section, written once. */
@@ -9,6 +11,17 @@ const prefixed = (sections: Record<string, Texts>): Texts => {
   for (const prefix in sections) {
     const texts = sections[prefix] as Texts;
     for (const k in texts) out[prefix + k] = texts[k] as string;
+  }
+  return out;
+};
+
+/** Each quantity's three settings (src/config/schema.ts, quantityRows). */
+const quantityTexts = (): Texts => {
+  const out: Texts = {};
+  for (const q in UNITS) {
+    out[q + 'Offset'] = 'Added to ' + q + ' after its scale';
+    out[q + 'Scale'] = q + ' = measured * scale + offset';
+    out[q + 'Filters'] = 'Filters of ' + q + ' (else the filters setting)';
   }
   return out;
 };
@@ -36,8 +49,8 @@ export const FIELD_HELP: Texts = /* @__PURE__ */ prefixed({
     safeModeBoots: 'Rapid reboots in a row before safe mode',
     radioOffBetweenUploads: 'Radio off between uploads (sampling every 5 min or more)',
   },
-  'sensor.*.': {
-    kind: 'digital, analog, temperature or counter',
+  'sensor.*.': /* @__PURE__ */ Object.assign(/* @__PURE__ */ quantityTexts(), {
+    kind: 'digital, analog, temperature, counter, or an I2C part',
     pin: 'GPIO number (temperature: always 30)',
     intervalMs: 'Sampling period',
     unit: 'Unit label sent with readings',
@@ -51,7 +64,12 @@ export const FIELD_HELP: Texts = /* @__PURE__ */ prefixed({
     oversample: 'ADC reads averaged per sample',
     offsetC: 'Added to the measured degrees C',
     pollMs: 'How often the pin is polled for edges',
-  },
+    bus: 'I2C bus of the part, 0 or 1',
+    sda: "I2C data pin (default: the bus's, GP4 or GP2)",
+    scl: 'I2C clock pin: the GPIO above sda',
+    freqHz: 'I2C clock; every part on the bus uses the same',
+    address: "The part's address (default: its usual one)",
+  }),
   'device.*.': {
     id: 'DeviceID at the service',
     pin: 'DevicePIN at the service',

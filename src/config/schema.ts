@@ -2,6 +2,7 @@
 // is one row here and its help text in field-help.ts.
 
 import { DEFAULT_BOARD } from '../board';
+import { I2C_KINDS, UNITS } from '../sensors/i2c/kinds';
 import type { SensorKind } from './types';
 
 /** A setting's type: numbers, not names, so the table and every test of a type are short in the cold modules. */
@@ -51,7 +52,14 @@ export interface Field {
   jsonName_?: string;
 }
 
-export const SENSOR_KINDS: readonly SensorKind[] = ['digital', 'analog', 'temperature', 'counter'];
+/** The kinds read from a pin; the others are I2C parts. */
+export const PIN_KINDS: readonly SensorKind[] = ['digital', 'analog', 'temperature', 'counter'];
+export const I2C_KIND_NAMES = /* @__PURE__ */ Object.keys(I2C_KINDS) as SensorKind[];
+export const SENSOR_KINDS: readonly SensorKind[] = /* @__PURE__ */ PIN_KINDS.concat(I2C_KIND_NAMES);
+/** An I2C kind's quantities, or undefined for a pin kind. */
+export const quantitiesOf = (kind: string): string[] | undefined => (Object.prototype.hasOwnProperty.call(I2C_KINDS, kind) ? (I2C_KINDS[kind] as [string[], number[]])[0] : undefined);
+/** Hex as a datasheet writes an I2C address: 0x76. */
+export const hex = (n: number): string => '0x' + (n < 16 ? '0' : '') + n.toString(16);
 export const BOARD_NAMES = ['pico-w', 'pico2-w'] as const;
 /** Sensor names become JSON keys and XML element names. */
 export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,15}$/;
@@ -129,16 +137,42 @@ export const SCALAR_FIELDS: readonly Field[] = /* @__PURE__ */ TOP.concat(
   ]),
 );
 
-export const SENSOR_FIELDS = /* @__PURE__ */ under('sensor.*.', [
+/** The I2C kinds that measure quantity `q`. */
+const measuring = (q: string): string[] => I2C_KIND_NAMES.filter((k) => (quantitiesOf(k) as string[]).indexOf(q) >= 0);
+
+/** Each quantity's calibration and filters: `<q>Offset`, `<q>Scale`, `<q>Filters` for the kinds that measure it. */
+const quantityRows = (): Field[] => {
+  const rows: Field[] = [];
+  for (const q in UNITS) {
+    const kinds_ = measuring(q);
+    rows.push(
+      { key_: q + 'Offset', type_: T.Number, default_: 0, kinds_ },
+      { key_: q + 'Scale', type_: T.Number, default_: 1, kinds_ },
+      { key_: q + 'Filters', type_: T.Filters, rule_: FILTERS_RULE, kinds_ },
+    );
+  }
+  return rows;
+};
+
+const FILTERS_RULE = 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:ms';
+
+/** Each I2C kind's default address: the first its part can have. */
+const ADDRESS_DEFAULTS = /* @__PURE__ */ (() => {
+  const out: { [k in SensorKind]?: unknown } = {};
+  for (const k of I2C_KIND_NAMES) out[k] = (I2C_KINDS[k] as [string[], number[]])[1][0];
+  return out;
+})();
+
+export const SENSOR_FIELDS = /* @__PURE__ */ under('sensor.*.', ([
   { key_: 'kind', type_: T.Enum, choices_: SENSOR_KINDS, required_: true },
-  { key_: 'pin', type_: T.Int, min_: 0, max_: 30, kindDefault_: { temperature: 30 }, required_: true },
+  { key_: 'pin', type_: T.Int, min_: 0, max_: 30, kindDefault_: { temperature: 30 }, required_: true, kinds_: PIN_KINDS },
   { key_: 'intervalMs', type_: T.Int, min_: 1000, max_: 86400000, default_: 60000 },
-  { key_: 'unit', type_: T.String, max_: 8, default_: '', kindDefault_: { temperature: 'C', analog: 'V' } },
+  { key_: 'unit', type_: T.String, max_: 8, default_: '', kindDefault_: { temperature: 'C', analog: 'V' }, kinds_: PIN_KINDS },
   {
     key_: 'filters',
     type_: T.Filters,
     default_: [],
-    rule_: 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:ms',
+    rule_: FILTERS_RULE,
   },
   { key_: 'pull', type_: T.Enum, choices_: ['up', 'down', 'none'], kindDefault_: { digital: 'none', counter: 'up' }, kinds_: ['digital', 'counter'] },
   { key_: 'invert', type_: T.Bool, default_: false, kinds_: ['digital'] },
@@ -149,7 +183,13 @@ export const SENSOR_FIELDS = /* @__PURE__ */ under('sensor.*.', [
   { key_: 'oversample', type_: T.Int, min_: 1, max_: 64, kindDefault_: { analog: 1, temperature: 8 }, kinds_: ['analog', 'temperature'] },
   { key_: 'offsetC', type_: T.Number, min_: -20, max_: 20, default_: 0, kinds_: ['temperature'] },
   { key_: 'pollMs', type_: T.Int, min_: 5, max_: 1000, default_: 10, kinds_: ['counter'] },
-]);
+  { key_: 'bus', type_: T.Int, min_: 0, max_: 1, default_: 0, kinds_: I2C_KIND_NAMES },
+  // No defaults here: the bus's own pins are the board's (validate.ts fills them in).
+  { key_: 'sda', type_: T.Int, min_: 0, max_: 29, kinds_: I2C_KIND_NAMES },
+  { key_: 'scl', type_: T.Int, min_: 0, max_: 29, kinds_: I2C_KIND_NAMES },
+  { key_: 'freqHz', type_: T.Int, min_: 10000, max_: 400000, default_: 100000, kinds_: I2C_KIND_NAMES },
+  { key_: 'address', type_: T.Int, min_: 8, max_: 119, kindDefault_: ADDRESS_DEFAULTS, kinds_: I2C_KIND_NAMES },
+] as Field[]).concat(quantityRows()));
 
 export const DEVICE_FIELDS = /* @__PURE__ */ under('device.*.', [
   { key_: 'id', jsonName_: 'deviceId', type_: T.Int, min_: 1, max_: MAX_ID, required_: true },

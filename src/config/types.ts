@@ -12,13 +12,14 @@ export type FilterSpec =
   | { type: 'delta'; threshold: number; heartbeatMs: number }
   | { type: 'throttle'; minIntervalMs: number };
 
-export type SensorKind = 'digital' | 'analog' | 'temperature' | 'counter';
+/** The pin kinds, then the I2C kinds (src/sensors/i2c/kinds.ts, the one list of them). */
+export type SensorKind = 'digital' | 'analog' | 'temperature' | 'counter' | 'bme280' | 'sht3x' | 'sht4x' | 'bh1750';
 
 export interface SensorConfig {
   /** Also the element/field name in JSON and XML writes: [A-Za-z_][A-Za-z0-9_]{0,15}. */
   name: string;
   kind: SensorKind;
-  /** GPIO number; 30 for the internal temperature sensor. */
+  /** GPIO number; 30 for the internal temperature sensor. Not for I2C kinds. */
   pin: number;
   intervalMs: number;
   /** Unit label sent with readings ('C' for temperature, 'V' for uncalibrated analog, '' for digital). */
@@ -41,6 +42,18 @@ export interface SensorConfig {
   offsetC?: number;
   /** counter: how often the pin is polled for rising edges. */
   pollMs?: number;
+  /** I2C kinds: the bus (0 or 1), its SDA and SCL pins and clock, the part's 7-bit address. */
+  bus?: number;
+  sda?: number;
+  scl?: number;
+  freqHz?: number;
+  address?: number;
+  /**
+   * I2C kinds, per quantity q of the kind: `<q>Offset`, `<q>Scale` (value =
+   * measured * scale + offset) and `<q>Filters` (else `filters`), e.g.
+   * humidityOffset. Read by name (src/sensors/i2c/sensors.ts).
+   */
+  [perQuantity: `${string}Offset` | `${string}Scale` | `${string}Filters`]: unknown;
 }
 
 export interface AgentLimits {

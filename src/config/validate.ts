@@ -3,6 +3,8 @@
 // out. The schema gives the rules; this file adds those that span fields.
 
 import { DEFAULT_BOARD, getBoard } from '../board';
+import type { Board } from '../board';
+import { I2C_KINDS } from '../sensors/i2c/kinds';
 import { checkPin } from './pins';
 import { parseBaseUrl } from '../service/url';
 import { utf8Length } from '../service/utf8';
@@ -20,6 +22,8 @@ import {
   SENSOR_FIELDS,
   T,
   defaultOf,
+  hex,
+  quantitiesOf,
   fieldName,
   findField,
   holderOf,
@@ -205,7 +209,11 @@ function checkRow(f: Field, v: unknown): Checked {
       if (!isList(list)) return { error_: "must be sensor names like 'temp,hum'" };
       const out: string[] = [];
       for (const n of list) {
-        if (typeof n !== 'string' || !NAME_PATTERN.test(n)) return { error_: "'" + printable(String(n)) + "' is not a sensor name" };
+        // A sensor's name, or one quantity of an I2C sensor: 'air.humidity'.
+        const dot = typeof n === 'string' ? n.indexOf('.') : -1;
+        if (typeof n !== 'string' || !NAME_PATTERN.test(dot < 0 ? n : n.slice(0, dot)) || (dot >= 0 && !/^[a-z]{1,16}$/.test(n.slice(dot + 1)))) {
+          return { error_: "'" + printable(String(n)) + "' is not a sensor name (name, or name.quantity)" };
+        }
         if (has(out, n)) return { error_: "sensor '" + n + "' listed twice" };
         out.push(n);
       }
@@ -304,7 +312,7 @@ const SECTIONS = ['wifi', 'service', 'agent', 'health'];
 const TOP = /* @__PURE__ */ ['board', 'sensors', 'devices', 'outputs'].concat(SECTIONS);
 
 /** Claims the pin of a sensor or output for its key. */
-type ClaimPin = (key: string, s: Obj, use: SensorKind | 'output') => void;
+type ClaimPin = (key: string, s: Obj, use: SensorKind | 'output', field?: string) => void;
 
 /**
  * The saved form to a checked AgentConfig (defaults filled in), or every
@@ -338,14 +346,14 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
   // Sensors and outputs share the pins: each pin serves one of them, named
   // by its key with a space ('sensor door', 'output vent').
   const pinOwner: Record<string, string> = {};
-  const claimPin: ClaimPin = (key, s, use) => {
-    const pin = s.pin as number | undefined;
+  const claimPin: ClaimPin = (key, s, use, field = 'pin') => {
+    const pin = s[field] as number | undefined;
     if (pin === undefined || !board) return;
     const rule = checkPin(board, pin, use);
     const owner = pinOwner[pin];
-    if (rule) err(key + '.pin: ' + rule);
-    else if (owner) err(key + '.pin: pin ' + pin + ' is already used by ' + owner);
-    else pinOwner[pin] = key.replace('.', ' ');
+    if (rule) err(key + '.' + field + ': ' + rule);
+    else if (owner) err(key + '.' + field + ': pin ' + pin + ' is already used by ' + owner);
+    else pinOwner[pin] = key.replace('.', ' ') + (field === 'pin' ? '' : ' (I2C bus ' + String(s.bus) + ' ' + field.toUpperCase() + ')');
   };
 
   const sensors: Obj[] = [];
@@ -353,12 +361,13 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
   for (const e of sensorEntries) {
     const s = kindEntry(e, SENSOR_FIELDS, err);
     if (!s) continue;
-    claimPin(e.key_, s, s.kind as SensorKind);
+    if (quantitiesOf(s.kind as string)) checkI2c(e.key_, s, sensors, board, claimPin, err);
+    else claimPin(e.key_, s, s.kind as SensorKind);
     sensors.push(s);
   }
   // Each device id's device name.
   const idOwner: Record<string, string> = {};
-  const devices = checkDevices(raw, sensorEntries, idOwner, err);
+  const devices = checkDevices(raw, sensorEntries, sensors, idOwner, err);
   const health = cfg.health as AgentConfig['health'];
   const shared = health.id ? idOwner[health.id] : undefined;
   if (shared) err('health.id: id ' + health.id + ' is device ' + shared + "'s; reports need a JSON device of their own");
@@ -371,8 +380,57 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
   return { ok: true, config: cfg as unknown as AgentConfig };
 }
 
+/**
+ * An I2C sensor: its bus's pins (the board's default pair when not given),
+ * the same pins and clock as the bus's other parts, which claim the pins
+ * once; an address its part can have, not taken on that bus.
+ */
+function checkI2c(key: string, s: Obj, before: Obj[], board: Board | undefined, claimPin: ClaimPin, err: Err): void {
+  const bus = s.bus as number;
+  const sdas = board ? (board.i2cSda[bus] as number[]) : [];
+  if (s.sda === undefined) s.sda = sdas[0];
+  if (s.scl === undefined) s.scl = (s.sda as number) + 1;
+  let first: Obj | undefined;
+  for (const o of before) if (o.bus === bus && quantitiesOf(o.kind as string)) first = first || o;
+  if (first) {
+    // The bus is open once, on the first part's pins and clock.
+    for (const k of ['sda', 'scl', 'freqHz']) {
+      if (s[k] !== first[k]) err(key + '.' + k + ': bus ' + bus + ' has ' + k + ' ' + String(first[k]) + ' (sensor ' + String(first.name) + '); every part on a bus shares it');
+    }
+    for (const o of before) {
+      if (o.bus === bus && o.address === s.address && quantitiesOf(o.kind as string)) err(key + '.address: ' + hex(s.address as number) + ' on bus ' + bus + ' is already sensor ' + String(o.name) + "'s");
+    }
+  } else if (board && sdas.indexOf(s.sda as number) < 0) {
+    err(key + '.sda: bus ' + bus + ' can have its SDA on GP' + sdas.join(', GP'));
+  } else if (s.scl !== (s.sda as number) + 1) {
+    err(key + '.scl: must be GP' + ((s.sda as number) + 1) + ', the pin above SDA GP' + String(s.sda) + ' on bus ' + bus);
+  } else {
+    claimPin(key, s, 'digital', 'sda');
+    claimPin(key, s, 'digital', 'scl');
+  }
+  const addresses = (I2C_KINDS[s.kind as string] as [string[], number[]])[1];
+  if (addresses.indexOf(s.address as number) < 0) {
+    err(key + '.address: a ' + String(s.kind) + ' answers at ' + addresses.map(hex).join(' or ') + ' (got ' + hex(s.address as number) + ')');
+  }
+}
+
+/** How many readings a device's entry `n` stands for ('air' of a bme280: 3), or the rule it breaks. */
+function readingsOf(n: string, sensors: Obj[]): number | string {
+  const dot = n.indexOf('.');
+  const base = dot < 0 ? n : n.slice(0, dot);
+  let s: Obj | undefined;
+  for (const o of sensors) if (o.name === base) s = o;
+  // An unknown sensor is named once, by the caller's check.
+  if (!s) return 1;
+  const qs = quantitiesOf(s.kind as string);
+  if (dot < 0) return qs ? qs.length : 1;
+  const q = n.slice(dot + 1);
+  if (!qs) return "sensor '" + base + "' has one reading; name it without '." + q + "'";
+  return qs.indexOf(q) < 0 ? "sensor '" + base + "' (" + String(s.kind) + ") has no quantity '" + q + "' (" + qs.join(', ') + ')' : 1;
+}
+
 /** The devices, each carrying sensors that exist; `idOwner` gets each id's device name. */
-function checkDevices(raw: Obj, sensorEntries: Entry[], idOwner: Record<string, string>, err: Err): Obj[] {
+function checkDevices(raw: Obj, sensorEntries: Entry[], sensors: Obj[], idOwner: Record<string, string>, err: Err): Obj[] {
   const devices: Obj[] = [];
   for (const { key_: key, name_: name, raw_: o } of entries(raw, 'device', MAX_DEVICES, err)) {
     for (const k in o) {
@@ -382,13 +440,21 @@ function checkDevices(raw: Obj, sensorEntries: Entry[], idOwner: Record<string, 
     for (const f of DEVICE_FIELDS) d[propOf(f)] = take(f, key + '.' + fieldName(f), o[propOf(f)], f.default_, err);
     const carried = d.sensors as string[] | undefined;
     if (carried) {
-      for (const n of carried) {
-        if (!sensorEntries.some((e) => e.name_ === n)) err(key + ".sensors: unknown sensor '" + n + "'");
+      let n = 0;
+      for (const c of carried) {
+        const base = c.split('.')[0] as string;
+        if (!sensorEntries.some((e) => e.name_ === base)) err(key + ".sensors: unknown sensor '" + base + "'");
+        else if (c !== base && carried.indexOf(base) >= 0) err(key + ".sensors: '" + c + "' is already in '" + base + "'");
+        const r = readingsOf(c, sensors);
+        if (typeof r === 'string') err(key + '.sensors: ' + r);
+        else n += r;
       }
-      const n = carried.length;
       if (d.format === 'Value' && n !== 1) {
-        err(key + '.sensors: a Value device carries exactly one sensor (got ' + n + ')');
-      } else if (n === 0) {
+        // One I2C sensor named whole: say how to name one of its quantities.
+        let qs: string[] | undefined;
+        for (const o of sensors) if (carried.length === 1 && o.name === carried[0]) qs = quantitiesOf(o.kind as string);
+        err(key + '.sensors: a Value device carries exactly one reading (got ' + n + ')' + (qs ? "; name one quantity, e.g. '" + String(carried[0]) + '.' + String(qs[0]) + "'" : ''));
+      } else if (carried.length === 0) {
         err(key + '.sensors: list at least one sensor');
       }
     }

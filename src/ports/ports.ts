@@ -59,6 +59,34 @@ export interface Pins {
   led(): DigitalOut;
 }
 
+/**
+ * One I2C bus in controller mode. Expected failures are values, never throws:
+ * a string saying what went wrong ('no answer' for a NACK or an absent device).
+ */
+export interface I2cBus {
+  /** Writes `bytes` to the 7-bit address: undefined when the device took them all, else why not. */
+  write(addr: number, bytes: number[]): string | undefined;
+  /** Reads `length` bytes from the 7-bit address: the bytes, or why not. */
+  read(addr: number, length: number): Uint8Array | string;
+  /**
+   * Whether a device holds the bus: SDA or SCL low while the bus is idle
+   * ('SDA held low'), else undefined.
+   */
+  stuck(): string | undefined;
+  /**
+   * Frees a bus a device holds low (SCL clocked until SDA is released, at
+   * most 9 times, then a STOP) and opens it again: what it found and did.
+   */
+  recover(): string;
+  close(): void;
+}
+
+/** Opens I2C buses. */
+export interface I2cPorts {
+  /** Bus 0 or 1 on its SDA and SCL pins at `hz`. Throws (a bug) on pins the platform rejects: the config checker checks them first. */
+  open(bus: number, sda: number, scl: number, hz: number): I2cBus;
+}
+
 export interface WifiCredentials {
   ssid: string;
   password: string;
@@ -209,4 +237,10 @@ export interface Platform {
   log: Log;
   console: ConsoleHost;
   program: ProgramStore;
+  /**
+   * I2C, where the platform has it resident (a PC's simulated buses). The
+   * board's own comes as cold code (src/ports/kaluma/i2c.ts), loaded only
+   * when a sensor on a bus is configured.
+   */
+  i2c?: I2cPorts;
 }

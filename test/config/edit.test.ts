@@ -62,7 +62,7 @@ describe('set', () => {
     ['sensor.temp.pin', '23', 'sensor.temp.pin: pin 23: GP23 belongs to the Wi-Fi radio (WL_ON) and must never be used'],
     ['sensor.light.pin', 27.5, 'sensor.light.pin: must be a whole number from 0 to 30'],
     ['sensor.temp.pull', 'up', 'sensor.temp.pull: only for kind digital, counter'],
-    ['device.d1.sensors', 'temp,light', 'device.d1.sensors: a Value device carries exactly one sensor (got 2)'],
+    ['device.d1.sensors', 'temp,light', 'device.d1.sensors: a Value device carries exactly one reading (got 2)'],
     ['device.d1.sensors', 'hum', "device.d1.sensors: unknown sensor 'hum'"],
     ['device.d1.id', 0, 'device.d1.id: must be a whole number from 1 to 2147483647'],
     ['agent.backoffCapMs', 1000, 'agent.backoffCapMs: must not be below agent.backoffBaseMs'],
@@ -113,7 +113,7 @@ describe('set', () => {
 
   it('refuses a new sensor of an unknown kind', () => {
     const e = editor();
-    expect(e.set('sensor.hum.kind', 'humidity')).toBe('sensor.hum.kind: must be one of digital, analog, temperature, counter');
+    expect(e.set('sensor.hum.kind', 'humidity')).toBe('sensor.hum.kind: must be one of digital, analog, temperature, counter, bme280, sht3x, sht4x, bh1750');
     expect(e.pending().sensors.map((s) => s.name)).toEqual(['temp', 'light']);
   });
 

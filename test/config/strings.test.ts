@@ -28,7 +28,7 @@ describe('a file with bad text is refused, one line per error naming the key and
     [{ ['\u001b[2J']: 1 }, '\\u001B[2J: unknown key'],
     [{ wifi: { ['ssid\u0000']: 'x' } }, 'wifi.ssid\\u0000: unknown key'],
     [sensor({ ['pin\u0007']: 5 }), 'sensor.s.pin\\u0007: unknown field'],
-    [{ sensors: [{ name: 't', kind: 'temperature' }], devices: [{ name: 'd', deviceId: 1, devicePin: 1, format: 'JSON', sensors: ['t', 'x\u0000'] }] }, "device.d.sensors: 'x\\u0000' is not a sensor name"],
+    [{ sensors: [{ name: 't', kind: 'temperature' }], devices: [{ name: 'd', deviceId: 1, devicePin: 1, format: 'JSON', sensors: ['t', 'x\u0000'] }] }, "device.d.sensors: 'x\\u0000' is not a sensor name (name, or name.quantity)"],
     [{ outputs: [{ name: 'o', kind: 'digital', pin: 16, sourceId: 5, sourcePin: 1, field: 'v\u0000' }] }, 'output.o.field: must not hold control characters (U+0000 at character 2)'],
   ])('%j', (raw, error) => {
     expect(errorsOf(raw)).toEqual([error]);

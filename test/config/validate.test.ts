@@ -105,7 +105,7 @@ describe('scalar rules', () => {
 
 describe('sensor rules', () => {
   it.each([
-    [{ kind: 'humid', pin: 5 }, "sensor.s.kind: must be one of digital, analog, temperature, counter"],
+    [{ kind: 'humid', pin: 5 }, "sensor.s.kind: must be one of digital, analog, temperature, counter, bme280, sht3x, sht4x, bh1750"],
     [{ pin: 5 }, 'sensor.s.kind: required'],
     [{ kind: 'digital' }, 'sensor.s.pin: required'],
     [{ kind: 'digital', pin: 31 }, 'sensor.s.pin: must be a whole number from 0 to 30'],
@@ -261,8 +261,8 @@ describe('device rules', () => {
     [{ sensors: ['temp', 'hum'] }, "device.d1.sensors: unknown sensor 'hum'"],
     [{ sensors: [] }, 'device.d1.sensors: list at least one sensor'],
     [{ sensors: ['temp', 'temp'] }, "device.d1.sensors: sensor 'temp' listed twice"],
-    [{ sensors: 'temp,bad-name' }, "device.d1.sensors: 'bad-name' is not a sensor name"],
-    [{ format: 'Value', sensors: ['temp', 'light'] }, 'device.d1.sensors: a Value device carries exactly one sensor (got 2)'],
+    [{ sensors: 'temp,bad-name' }, "device.d1.sensors: 'bad-name' is not a sensor name (name, or name.quantity)"],
+    [{ format: 'Value', sensors: ['temp', 'light'] }, 'device.d1.sensors: a Value device carries exactly one reading (got 2)'],
     [{ id: 5 }, 'device.d1.id: unknown field'],
     [{ deviceId: undefined }, 'device.d1.id: required'],
   ])('%j -> %s', (d, error) => {
@@ -335,7 +335,7 @@ describe('the whole file', () => {
       'sensor.temp.pin: pin 23: GP23 belongs to the Wi-Fi radio (WL_ON) and must never be used',
       'sensor.door.pin: pin 25: GP25 belongs to the Wi-Fi radio (WL_CS) and must never be used',
       "device.d1.sensors: unknown sensor 'hum'",
-      'device.d1.sensors: a Value device carries exactly one sensor (got 2)',
+      'device.d1.sensors: a Value device carries exactly one reading (got 2)',
     ]);
   });
 
