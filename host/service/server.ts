@@ -9,8 +9,8 @@ import type { Duplex } from 'node:stream';
 
 import { DASHBOARD_HTML, dashboardState } from './dashboard';
 import type { BoardPanel } from './dashboard';
-import { Store } from './store';
-import type { Account, Device, Format } from './store';
+import { Store, StoreRefusal } from './store';
+import type { Account, Device, Format, StoreOptions } from './store';
 import { checkXml, escapeXmlText } from './xml';
 
 export interface FaultOptions {
@@ -39,6 +39,8 @@ export interface ServiceOptions {
   maxBodyBytes?: number;
   /** Per-device history kept in memory. Default 1000. */
   historyLimit?: number;
+  /** The store's limits and journal settings (store.ts StoreOptions); its defaults when absent. */
+  store?: Omit<StoreOptions, 'dataDir' | 'log'>;
   log?: (line: string) => void;
   /**
    * Extra state for the dashboard's "Simulated board" panel (npm start hands
@@ -233,7 +235,7 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
   const log = o.log ?? (() => {});
   const maxBody = o.maxBodyBytes ?? 16384;
   const faults = o.faults ?? {};
-  const store = new Store(o.dataDir, o.historyLimit ?? 1000, log);
+  const store = new Store({ historyLimit: o.historyLimit, ...o.store, dataDir: o.dataDir, log });
   const events = new EventEmitter();
   let closed = false;
 
@@ -282,6 +284,16 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
    * content checks, the write. Throws HttpError for every refusal.
    */
   function perform(op: string, rawSegs: string[], body: Buffer | undefined): Answer {
+    try {
+      return performOp(op, rawSegs, body);
+    } catch (err) {
+      // The store's limits (accounts, devices per account, record size).
+      if (err instanceof StoreRefusal) throw new HttpError(err.status, err.message);
+      throw err;
+    }
+  }
+
+  function performOp(op: string, rawSegs: string[], body: Buffer | undefined): Answer {
     const params = rawSegs.slice(1).map(decodeSegment);
     if (params.some((p) => p === '')) throw new HttpError(400, 'empty path parameter');
 
