@@ -5,8 +5,10 @@ export const DATA_FORMATS: readonly DataFormat[] = ['Value', 'JSON', 'XML'];
 
 /** One sample that survived its sensor's filter chain. */
 export interface Reading {
-  /** Configured sensor name, e.g. 'temp'. */
+  /** Configured sensor name, e.g. 'temp', or sensor.quantity for a part that measures several ('air.humidity'). */
   sensorId: string;
+  /** The sensor's name when sensorId names one of its quantities. */
+  base?: string;
   value: number;
   /** Unit label, e.g. 'C', 'V', '' for none. */
   unit: string;

@@ -10,6 +10,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { I2C_KINDS } from '../../src/sensors/i2c/kinds';
 
 export const RESIDENCY_FILE = 'src/residency.json';
 /** Where the build writes the resident modules' table for the host (the device build makes the same text itself). */
@@ -54,6 +55,25 @@ const MESSAGES = 'msg';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Where each I2C kind's driver is: the kinds table (src/sensors/i2c/kinds.ts) lists them, so the table need not. */
+export const DRIVER_DIR = 'sensors/i2c/drivers';
+
+/**
+ * The rows the kinds table implies: each kind's driver, a cold module of the
+ * kind's name, kept while its sensors run. Adding a kind is its driver, its
+ * test and its line in the kinds table; nothing here.
+ */
+export function driverRows(): { modules: Record<string, ModuleClass>; cold: Record<string, ColdEntry> } {
+  const modules: Record<string, ModuleClass> = {};
+  const cold: Record<string, ColdEntry> = {};
+  for (const kind of Object.keys(I2C_KINDS)) {
+    const from = `${DRIVER_DIR}/${kind}.ts`;
+    modules[from] = 'cold';
+    cold[kind] = { from, export: 'driver', kept: true, about: `the ${kind} I2C driver (src/sensors/i2c/kinds.ts lists the kinds): loaded with the agent when a sensor of kind ${kind} is carried, kept while it runs` };
+  }
+  return { modules, cold };
+}
+
 /**
  * The table as it is written, checked: the table, or one line naming the
  * field and the rule it breaks. `exists` says whether a path under src/ is a
@@ -62,11 +82,17 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export function parseResidency(json: unknown, exists: (path: string) => boolean): Residency | string {
   if (!isObject(json)) return 'residency: must be an object';
-  const { parts, cold, messagesInCode } = json;
+  const { parts, messagesInCode } = json;
   if (!isObject(json.modules)) return 'modules: must be an object of paths under src/ and their classes';
-  const modules = Object.fromEntries(Object.entries(json.modules).filter(([path]) => exists(path)));
+  if (!isObject(json.cold)) return 'cold: must be an object of cold module names and their entries';
+  const drivers = driverRows();
+  // A table already parsed holds these rows as they are made; any other is a mistake.
+  for (const k of Object.keys(drivers.cold)) {
+    if (k in json.cold && JSON.stringify(json.cold[k]) !== JSON.stringify(drivers.cold[k])) return `cold.${k}: an I2C driver's entry comes from the kinds table (src/sensors/i2c/kinds.ts); remove it here`;
+  }
+  const cold: Record<string, unknown> = { ...json.cold, ...drivers.cold };
+  const modules = Object.fromEntries(Object.entries({ ...json.modules, ...drivers.modules }).filter(([path]) => exists(path)));
   if (!isObject(parts)) return 'parts: must be an object of part names and their entries';
-  if (!isObject(cold)) return 'cold: must be an object of cold module names and their entries';
   if (!Array.isArray(messagesInCode)) return 'messagesInCode: must be a list of paths under src/';
   for (const [name, entry] of Object.entries(parts)) {
     if (!NAME.test(name)) return `parts.${name}: a part's name is lower case letters, digits and '-'`;
@@ -99,7 +125,7 @@ export function parseResidency(json: unknown, exists: (path: string) => boolean)
       return `messagesInCode: ${JSON.stringify(path)} must be a module of class resident, shared or part (only their messages are taken)`;
     }
   }
-  return { ...json, modules } as unknown as Residency;
+  return { ...json, modules, cold } as unknown as Residency;
 }
 
 /** The table of this tree; throws the one line when it is not well formed. */

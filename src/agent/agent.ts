@@ -10,6 +10,7 @@ import { createServiceClient } from '../service/client';
 import type { ServiceClient } from '../service/client';
 import { createSensor } from '../sensors/index';
 import type { Sensor } from '../sensors/index';
+import type { I2cSensors, startI2c as StartI2c } from '../sensors/i2c/sensors';
 import { createAssembler } from './assembler';
 import { createLink } from './link';
 import type { Link } from './link';
@@ -43,6 +44,8 @@ export interface Agent {
   /** The HTTP client under `client`, for its failure counts. */
   readonly http: HttpClient;
   readonly queue: Outbox;
+  /** The I2C sensors (the cold module 'i2c'), when some are configured and their code loaded. */
+  readonly i2c: I2cSensors | undefined;
   start(): void;
   stop(): void;
   running(): boolean;
@@ -84,12 +87,12 @@ export function createAgent(o: {
   let shortest = Infinity;
   for (const s of config.sensors) {
     if (s.intervalMs < shortest) shortest = s.intervalMs;
-    for (const d of config.devices) {
-      if (d.sensors.indexOf(s.name) >= 0) {
-        used.push(s);
-        if (s.intervalMs < retryMs) retryMs = s.intervalMs;
-        break;
-      }
+    let carried = false;
+    // A device carries the sensor, or one of its quantities ('air.humidity').
+    for (const d of config.devices) for (const n of d.sensors) carried = carried || n === s.name || n.indexOf(s.name + '.') === 0;
+    if (carried) {
+      used.push(s);
+      if (s.intervalMs < retryMs) retryMs = s.intervalMs;
     }
   }
   const uplink = createUplink({
@@ -132,22 +135,45 @@ export function createAgent(o: {
   });
   const sensors: Sensor[] = [];
   const sampled: SampledSensor[] = [];
+  const onSample = (e: SampleEvent): void => {
+    assembler.onSample(e);
+    if (o.onSample) o.onSample(e);
+  };
+  // I2C parts (an address, not a pin): their code is cold, loaded only when one is carried.
+  const onBus: SensorConfig[] = [];
+  let i2c: I2cSensors | undefined;
   let sampler: Sampler;
   try {
     for (const cfg of used) {
-      const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers });
-      sensors.push(sensor);
-      sampled.push({ sensor, filter: createChain(cfg.filters), intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' });
+      if (cfg.address !== undefined) onBus.push(cfg);
+      else {
+        const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers });
+        sensors.push(sensor);
+        sampled.push({ sensor, filter: createChain(cfg.filters), intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' });
+      }
+    }
+    if (onBus.length) {
+      // The runtime always gives the loader; a harness with I2C sensors must too.
+      const load = o.load as ColdLoader['load'];
+      const m = load<typeof StartI2c>('i2c');
+      const made = m.ok ? m.value({ cfgs: onBus, p, load, chain: createChain, emit: onSample }) : m.error;
+      if (typeof made === 'string') p.log.error('i2c: ' + made + '; the I2C sensors are not read');
+      else {
+        i2c = made;
+        for (let k = 0; k < onBus.length; k++) {
+          const sensor = made.sensors[k] as Sensor;
+          sensors.push(sensor);
+          // Each quantity has its filters in the I2C code: none here.
+          sampled.push({ sensor, filter: undefined as unknown as SampledSensor['filter'], intervalMs: (onBus[k] as SensorConfig).intervalMs });
+        }
+      }
     }
     sampler = createSampler({
       sensors: sampled,
       timers: p.timers,
       clock: p.clock,
       log: p.log,
-      onSample: (e) => {
-        assembler.onSample(e);
-        if (o.onSample) o.onSample(e);
-      },
+      onSample,
     });
   } catch (e) {
     // A pin the platform refuses: close what opened, report, start nothing.
@@ -156,7 +182,7 @@ export function createAgent(o: {
   }
   let on = false;
   const agent: Agent = {
-    sampler, uplink, link, time, client, http, queue: o.queue,
+    sampler, uplink, link, time, client, http, queue: o.queue, i2c,
     start() {
       if (on) return;
       on = true;

@@ -56,7 +56,8 @@ export function createAssembler(o: {
       pending[di] = false;
       const dev = o.devices[di] as DeviceConfig;
       const group: Reading[] = [];
-      for (const name of dev.sensors) for (const r of latest) if (r.sensorId === name) group.push(r);
+      // 'air' carries each of its quantities' readings, 'air.humidity' one.
+      for (const name of dev.sensors) for (const r of latest) if (r.sensorId === name || r.base === name) group.push(r);
       if (!group.length) continue;
       const seq = o.queue.nextSeq();
       let upMs = 0;
@@ -98,11 +99,11 @@ export function createAssembler(o: {
       let r: Reading | undefined;
       for (let di = 0; di < o.devices.length; di++) {
         const dev = o.devices[di] as DeviceConfig;
-        if (dev.sensors.indexOf(e.sensor) < 0) continue;
+        if (dev.sensors.indexOf(e.sensor) < 0 && (e.base === undefined || dev.sensors.indexOf(e.base) < 0)) continue;
         if (!r) {
           for (const x of latest) if (x.sensorId === e.sensor) r = x;
           // No wallMs: the stamp is added at send time.
-          if (!r) latest.push((r = { sensorId: e.sensor, value: 0, unit: '', seq: 0, uptimeMs: 0, bootId: o.bootId }));
+          if (!r) latest.push((r = { sensorId: e.sensor, base: e.base, value: 0, unit: '', seq: 0, uptimeMs: 0, bootId: o.bootId }));
           r.value = e.value;
           r.unit = e.unit;
           r.uptimeMs = e.atMs;

@@ -15,7 +15,10 @@ export interface SampledSensor {
 }
 
 export interface SampleEvent {
+  /** The reading's name: the sensor's, or sensor.quantity for a part that measures several ('air.humidity'). */
   sensor: string;
+  /** The sensor's name when `sensor` names one of its quantities. */
+  base?: string;
   value: number;
   unit: string;
   atMs: number;
@@ -70,6 +73,8 @@ export function createSampler(o: {
       st.lastRunMs = started;
       try {
         const got = s.sensor.sample();
+        // null: the sensor hands its readings on by itself, later.
+        if (got === null) continue;
         const value = got ? s.filter.push(got.value, started) : undefined;
         if (got && value !== undefined && isFinite(value)) {
           o.onSample({ sensor: s.sensor.name, value, unit: got.unit, atMs: started, whole: s.whole && value % 1 === 0 });

@@ -8,7 +8,11 @@ export interface SensorSample {
 
 export interface Sensor {
   readonly name: string;
-  /** undefined when the hardware gave nothing usable, or after close(). */
-  sample(): SensorSample | undefined;
+  /**
+   * undefined when the hardware gave nothing usable, or after close(); null
+   * when the reading comes later, by itself (an I2C part's conversion:
+   * src/sensors/i2c/sensors.ts).
+   */
+  sample(): SensorSample | undefined | null;
   close(): void;
 }
