@@ -2,7 +2,8 @@
 // outcome (docs/architecture.md, Delivery). A garbled reply is a retry (as
 // likely a passing fault as a wrong server); a reply too large is a reject,
 // since asking again would block the queue. Secrets are masked in every
-// reason, raw or percent-encoded.
+// reason, raw or percent-encoded; a device's PIN wherever it stands as a
+// number of its own (a reply may echo the request's path).
 
 import type { HttpClient, HttpRequest, HttpResult } from '../net/types';
 import type { Log } from '../ports/ports';
@@ -40,6 +41,32 @@ export interface ServiceClient {
  */
 export function maskSecret(s: string): string {
   return (s.length >= 8 ? s.slice(0, 4) : '') + '…(' + s.length + ')';
+}
+
+/** A device's PIN as messages show it: not a digit of it, nor its length. */
+const PIN_SHOWN = '***';
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/**
+ * `text` with every PIN of `pins` that stands as a number of its own (no
+ * digit either side) replaced: a reply quoting the request's path names it
+ * so, while a reading of 12345 keeps its digits when the PIN is 1234.
+ */
+function hidePins(text: string, pins: string[]): string {
+  for (let i = 0; i < pins.length; i++) {
+    const p = pins[i] as string;
+    if (!p) continue;
+    let at = text.indexOf(p);
+    while (at >= 0) {
+      const end = at + p.length;
+      if (!isDigit(text.charCodeAt(at - 1)) && !isDigit(text.charCodeAt(end))) {
+        text = text.slice(0, at) + PIN_SHOWN + text.slice(end);
+        at = text.indexOf(p, at + PIN_SHOWN.length);
+      } else at = text.indexOf(p, at + 1);
+    }
+  }
+  return text;
 }
 
 export interface Call<T> {
@@ -112,33 +139,37 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
   async function run<T>(c: Call<T>): Promise<Outcome<T>> {
     let problem = c.problem;
     const values: string[] = [];
+    // The segments named '...Pin' (devicePin): masked as whole numbers.
+    const pins: string[] = [];
     for (let i = 0; i < c.segments.length && !problem; i++) {
       const field = (c.segments[i] as [string, string])[0];
       const v = (c.segments[i] as [string, string])[1];
       values.push(v);
+      if (field.slice(-3) === 'Pin') pins.push(v);
       if (typeof v !== 'string' || !v) problem = field + ' is empty';
       else if (v === '.' || v === '..') problem = field + ' must not be "." or ".."';
     }
     if (problem) return { kind: 'reject', reason: problem, bytesSent: 0 };
+    const h = (text: string): string => hidePins(hide(text, c), pins);
     let r: HttpResult;
     try {
       r = await o.http.request(requestOf(c, values));
     } catch (e) {
       // A contract breach in the HTTP layer; the data is kept for a later try.
-      return { kind: 'retry', reason: hide('http client failed: ' + String(e), c), bytesSent: 0 };
+      return { kind: 'retry', reason: h('http client failed: ' + String(e)), bytesSent: 0 };
     }
     const bytesSent = r.bytesSent;
     if (r.kind === 'failure') {
-      const reason = hide(r.failure + ': ' + r.reason, c);
+      const reason = h(r.failure + ': ' + r.reason);
       return r.failure === 'too-large' ? { kind: 'reject', reason, bytesSent } : { kind: 'retry', reason, bytesSent };
     }
     const status = r.status;
     const head = 'HTTP ' + status + (r.reason ? ' ' + r.reason : '');
     if (status >= 200 && status < 300) {
-      const f = c.read(r.body, hide(r.body, c), c.secrets);
-      const told = hide(f.ok ? head + ', ' + f.note : head + ': ' + f.error + ' (' + f.note + ')', c);
+      const f = c.read(r.body, h(r.body), c.secrets);
+      const told = h(f.ok ? head + ', ' + f.note : head + ': ' + f.error + ' (' + f.note + ')');
       if ((!f.ok || f.odd) && o.log) {
-        const shown = values.map((v) => (c.secrets.indexOf(v) >= 0 ? maskOf(c, v) : encodeSegment(v)));
+        const shown = values.map((v) => (c.secrets.indexOf(v) >= 0 ? maskOf(c, v) : pins.indexOf(v) >= 0 ? PIN_SHOWN : encodeSegment(v)));
         o.log.info('service: unexpected reply to ' + prefix + '/api/' + c.op + '/' + shown.join('/') + ': ' + told);
       }
       if (!f.ok) return { kind: c.holds ? refusalKind(status, r.body) : 'reject', reason: told, status, bytesSent };
@@ -147,7 +178,7 @@ export function createServiceClient(o: { http: HttpClient; baseUrl: string; log?
       if (date !== undefined) ok.date = date;
       return ok;
     }
-    const reason = hide(head + ': ' + describeBody(r.body, hide(r.body, c)), c);
+    const reason = h(head + ': ' + describeBody(r.body, h(r.body)));
     if (status === 408 || status === 425 || status === 429 || status >= 500) {
       const out: Outcome<T> = { kind: 'retry', reason, status, bytesSent };
       const after = parseRetryAfter(r.headers['retry-after'], r.headers['date']);

@@ -143,7 +143,7 @@ describe('config() shows what save() would change', () => {
       '  agent.backoffBaseMs: 2000 -> 3000',
       '  device.tx.sensors: light,door -> light',
       '  device.tv.id: 1 -> (none)',
-      '  device.tv.pin: 1111 -> (none)',
+      '  device.tv.pin: *** -> (none)',
       '  device.tv.format: Value -> (none)',
       '  device.tv.sensors: temp -> (none)',
       '  device.tv.decimals: 2 -> (none)',
