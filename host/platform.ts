@@ -1,7 +1,7 @@
 // The agent's platform on a PC: real TCP, files under a data directory (so
 // a restart resumes), simulated sensors and Wi-Fi, and console commands
 // collected for the stdin console.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Platform, ProgramStore } from '../src/ports/ports';
 import { createNodeFileStore } from './ports/files';
@@ -22,6 +22,20 @@ export interface HostPlatform extends Platform {
   onReboot: () => void;
 }
 
+/**
+ * The board's data is its owner's alone: the config holds the API key and
+ * the Wi-Fi password. Directories 0700, files 0600, also those an earlier
+ * version left readable (the stores make theirs so from now on).
+ */
+function keepPrivate(dir: string): void {
+  chmodSync(dir, 0o700);
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) keepPrivate(p);
+    else if (e.isFile()) chmodSync(p, 0o600);
+  }
+}
+
 export function createHostPlatform(o: {
   dataDir: string;
   ssid: string;
@@ -30,7 +44,8 @@ export function createHostPlatform(o: {
   /** Told of every driven pin's opening, level change and release (host/ports/pins.ts). */
   onOutput?: (out: Readonly<SimOutput>, change: SimOutputChange, from: number) => void;
 }): HostPlatform {
-  mkdirSync(join(o.dataDir, 'files'), { recursive: true });
+  mkdirSync(join(o.dataDir, 'files'), { recursive: true, mode: 0o700 });
+  keepPrivate(o.dataDir);
   const { clock, timers } = createNodeTime();
   const print = o.print ?? ((l: string) => console.log(l));
   const hp: HostPlatform = {

@@ -11,7 +11,8 @@ function isMissing(e: unknown): boolean {
 }
 
 function writeSynced(file: string, bytes: Uint8Array, flags: 'w' | 'a'): void {
-  const fd = fs.openSync(file, flags);
+  // The owner's alone: the board's files hold its API key and Wi-Fi password.
+  const fd = fs.openSync(file, flags, 0o600);
   try {
     fs.writeSync(fd, bytes);
     fs.fsyncSync(fd);
@@ -90,7 +91,7 @@ export function createNodeFileStore(rootDir: string): FileStore {
       }
     },
     mkdir(dir) {
-      fs.mkdirSync(at(dir), { recursive: true });
+      fs.mkdirSync(at(dir), { recursive: true, mode: 0o700 });
     },
   };
 }

@@ -24,9 +24,10 @@ function load(file: string): Map<string, string> {
 export function createNodeKvStore(file: string): KvStore {
   const items = load(file);
   const save = (): void => {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const tmp = file + '.tmp';
-    const fd = fs.openSync(tmp, 'w');
+    // The owner's alone, as the board's files: the storage may hold a Wi-Fi password.
+    const fd = fs.openSync(tmp, 'w', 0o600);
     try {
       fs.writeSync(fd, JSON.stringify(Object.fromEntries(items), null, 2) + '\n');
       fs.fsyncSync(fd);
