@@ -121,6 +121,13 @@ export class Journal {
         while (start < n) {
           const nl = chunk.indexOf(0x0a, start);
           const end = nl < 0 || nl >= n ? n : nl;
+          if (end < n && partBytes === 0) {
+            // The whole line is in this chunk (the usual case): no copy.
+            lineNo++;
+            this.line(lineNo, chunk.toString('utf8', start, end), end - start, apply, result);
+            start = nl + 1;
+            continue;
+          }
           if (!tooLong) {
             if (partBytes + end - start > MAX_LINE_BYTES) {
               tooLong = true;
@@ -133,7 +140,7 @@ export class Journal {
           if (tooLong) {
             result.skipped++;
             this.log(`journal: line ${lineNo} is over ${MAX_LINE_BYTES} bytes, skipped`);
-          } else this.line(lineNo, Buffer.concat(parts, partBytes), apply, result);
+          } else this.line(lineNo, Buffer.concat(parts, partBytes).toString('utf8'), partBytes, apply, result);
           parts = [];
           partBytes = 0;
           tooLong = false;
@@ -156,9 +163,9 @@ export class Journal {
     return result;
   }
 
-  private line(lineNo: number, buf: Buffer, apply: (rec: unknown, bytes: number) => boolean, result: ReplayResult): void {
-    if (buf.length === 0) return;
-    const text = buf.toString('utf8');
+  /** One line of `bytes` bytes (newline not counted). */
+  private line(lineNo: number, text: string, bytes: number, apply: (rec: unknown, bytes: number) => boolean, result: ReplayResult): void {
+    if (bytes === 0) return;
     let rec: unknown;
     try {
       rec = JSON.parse(text);
@@ -182,7 +189,7 @@ export class Journal {
       this.log(`journal: line ${lineNo} is not JSON, skipped`);
       return;
     }
-    if (!apply(rec, buf.length + 1)) {
+    if (!apply(rec, bytes + 1)) {
       result.skipped++;
       this.log(`journal: line ${lineNo} has an unknown record, skipped`);
     }

@@ -148,6 +148,7 @@ export class Store {
   private readonly deviceBytes = new Map<number, number>(); // journal line of each device's record
   /** Journal bytes a compaction would write (estimated between compactions). */
   private liveBytes = 0;
+  private replaying = true;
   /** After a failed compaction, the journal size at which to try again. */
   private compactRetryAt = 0;
 
@@ -167,6 +168,8 @@ export class Store {
     // Limits are not applied to what is already journaled: lowering one keeps
     // existing accounts and devices and refuses only new ones.
     this.skippedLines = this.journal.replay((rec, bytes) => isRecord(rec) && this.apply(rec, bytes)).skipped;
+    this.replaying = false;
+    for (const dev of this.devices.values()) this.trim(dev);
     this.compactIfDue();
   }
 
@@ -212,17 +215,25 @@ export class Store {
         dev.history.push({ at: rec.at, content: rec.content, bytes });
         dev.historyBytes += bytes;
         this.liveBytes += bytes;
-        let drop = 0;
-        while (dev.history.length - drop > 1 && (dev.history.length - drop > this.historyLimit || dev.historyBytes > this.historyBytes)) {
-          const gone = (dev.history[drop] as HistoryEntry).bytes;
-          dev.historyBytes -= gone;
-          this.liveBytes -= gone;
-          drop++;
-        }
-        if (drop > 0) dev.history.splice(0, drop);
+        // Replay trims in batches (one splice per limit's worth of writes, not
+        // one per write), then exactly once it is done.
+        const slack = this.replaying ? 2 : 1;
+        if (dev.history.length > slack * this.historyLimit || dev.historyBytes > slack * this.historyBytes) this.trim(dev);
         return true;
       }
     }
+  }
+
+  /** Drops the oldest history entries beyond historyLimit and historyBytes, keeping the latest. */
+  private trim(dev: Device): void {
+    let drop = 0;
+    while (dev.history.length - drop > 1 && (dev.history.length - drop > this.historyLimit || dev.historyBytes > this.historyBytes)) {
+      const gone = (dev.history[drop] as HistoryEntry).bytes;
+      dev.historyBytes -= gone;
+      this.liveBytes -= gone;
+      drop++;
+    }
+    if (drop > 0) dev.history.splice(0, drop);
   }
 
   /** Takes a device replaced by a later record of the same id out of the counts. */
