@@ -1,7 +1,8 @@
 // `npm start`: the whole product on one machine, no board needed.
 //  1. a local Device Data Service on 127.0.0.1 (or --url for another one),
 //  2. an account, an API key and one device of each format, created through
-//     the agent's own provisioning path (key generation, device creation),
+//     the agent's own provisioning path (key generation, device creation);
+//     the account's password never on the command line (host/account.ts),
 //  3. the agent (the same core code as on the board) on simulated sensors,
 //     with the board's console commands on stdin: cold code, loaded from a
 //     device build of the program through the board's own loader,
@@ -43,13 +44,16 @@ import { startService } from './service/server';
 import type { RunningService } from './service/server';
 import type { BoardPanel } from './service/dashboard';
 import { boardPanel, outputLine } from './sim-board';
+import { PASSWORD_OPTION_REFUSED, simAccount, urlPassword } from './account';
 
 const USAGE = `usage: npm start [-- options]
   --port N          local service port (default 8080; a free one if taken)
   --data DIR        data directory (default .data)
   --interval-ms N   sampling period of the simulated sensors (default 5000)
   --url URL         use this Device Data Service instead of a local one
-  --email E --password P   account for --url (key generation, device creation)
+  --email E         account for --url (key generation, device creation); its
+                    password from PDA_PASSWORD, or asked in a terminal (never
+                    an option: a command line is seen by other users)
   --fresh           forget the simulated board's config and outbox first
   --help`;
 
@@ -150,6 +154,7 @@ async function main(): Promise<void> {
     },
   });
   if (a.help) return void console.log(USAGE);
+  if (a.password !== undefined) throw new Error(PASSWORD_OPTION_REFUSED);
   const intervalMs = Number(a['interval-ms']);
   if (!Number.isInteger(intervalMs) || intervalMs < 1000) throw new Error('--interval-ms: a whole number of at least 1000');
   const simDir = join(a.data, 'sim');
@@ -194,12 +199,25 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
   let url = a.url;
+  // The account the devices are made under; its password only when they are made.
+  let email: string;
+  let password: () => Promise<string>;
   if (!url) {
+    const account = simAccount(a.data, join(a.data, 'service'));
+    if (account.made) console.log(`simulated account ${account.email}: its password, random, is in ${account.file} (yours alone to read)`);
+    email = a.email ?? account.email;
+    password = () => Promise.resolve(account.password);
     svc = await startLocal(Number(a.port), join(a.data, 'service'), panel);
     url = svc.url;
     console.log(`Device Data Service (local) at ${url}/api/   dashboard: ${url}/`);
-  } else if (!a.email || !a.password) {
-    throw new Error('--url needs --email and --password: the agent generates its API key and creates its devices there');
+  } else {
+    if (!a.email) throw new Error('--url needs --email: the agent generates its API key and creates its devices there');
+    const to = a.email;
+    let asked: Promise<string> | undefined;
+    password = () => (asked ??= urlPassword(to, process.env, process.stdin.isTTY ? { input: process.stdin, output: process.stdout } : undefined));
+    email = to;
+    // No board yet: asked now, before the build, not halfway through the start.
+    if (!existsSync(join(simDir, 'files', 'config.json'))) await password();
   }
 
   // The console's commands come from the program's cold section, as on the
@@ -238,7 +256,7 @@ async function main(): Promise<void> {
       console.log(`(its config drives no outputs: start with --fresh for the ${RELAY.name} on GP${RELAY.pin} that follows ${CONTROL})`);
     }
   } else {
-    const devices = await provisionAll(url, a.email ?? 'sim@example.com', a.password ?? 'sim-password-1');
+    const devices = await provisionAll(url, email, await password());
     if (typeof devices === 'string') throw new Error('provisioning failed: ' + devices);
     const cfg = simConfig(url, devices, intervalMs);
     if (typeof cfg === 'string') throw new Error('simulator config invalid: ' + cfg);
