@@ -164,7 +164,7 @@ export function createAgent(o: {
           const sensor = made.sensors[k] as Sensor;
           sensors.push(sensor);
           // Each quantity has its filters in the I2C code: none here.
-          sampled.push({ sensor, filter: undefined as unknown as SampledSensor['filter'], intervalMs: (onBus[k] as SensorConfig).intervalMs });
+          sampled.push({ sensor, filter: undefined, intervalMs: (onBus[k] as SensorConfig).intervalMs });
         }
       }
     }

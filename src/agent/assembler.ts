@@ -57,7 +57,7 @@ export function createAssembler(o: {
       const dev = o.devices[di] as DeviceConfig;
       const group: Reading[] = [];
       // 'air' carries each of its quantities' readings, 'air.humidity' one.
-      for (const name of dev.sensors) for (const r of latest) if (r.sensorId === name || r.base === name) group.push(r);
+      for (const name of dev.sensors) for (const r of latest) if ((r.sensorId === name || r.base === name) && r.value === r.value) group.push(r);
       if (!group.length) continue;
       const seq = o.queue.nextSeq();
       let upMs = 0;
@@ -109,6 +109,8 @@ export function createAssembler(o: {
           r.uptimeMs = e.atMs;
           r.decimals = e.whole ? 0 : undefined;
         }
+        // NaN: the sensor has no reading now (an I2C part that stopped answering); its last is not sent again.
+        if (e.value !== e.value) continue;
         if (dev.format === 'Value') flush(di);
         else if (!pending[di]) {
           pending[di] = true;

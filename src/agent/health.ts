@@ -65,6 +65,15 @@ export function healthReport(rt: HealthRt): string {
     r.rssi = null;
     r.clockSynced = a.time.known();
     r.sampler = { runs: s.runs, errors: s.errors };
+    if (a.i2c) {
+      const i2c: Record<string, unknown> = {};
+      const list = a.i2c.stats();
+      for (let i = 0; i < list.length; i++) {
+        const st = list[i] as (typeof list)[0];
+        i2c[st.name] = { reads: st.reads, failed: st.failures, error: st.error === undefined ? null : st.error };
+      }
+      r.i2c = i2c;
+    }
     const held: Record<string, unknown> = {};
     for (let i = 0; i < u.held.length; i++) {
       const h = u.held[i] as (typeof u.held)[0];

@@ -8,7 +8,8 @@ import type { Sensor } from '../sensors/index';
 
 export interface SampledSensor {
   sensor: Sensor;
-  filter: Filter;
+  /** None for an I2C part, whose quantities have their own (src/sensors/i2c/sensors.ts). */
+  filter: Filter | undefined;
   intervalMs: number;
   /** Values are whole numbers unless a filter averages them. */
   whole?: boolean;
@@ -75,7 +76,7 @@ export function createSampler(o: {
         const got = s.sensor.sample();
         // null: the sensor hands its readings on by itself, later.
         if (got === null) continue;
-        const value = got ? s.filter.push(got.value, started) : undefined;
+        const value = got && s.filter ? s.filter.push(got.value, started) : undefined;
         if (got && value !== undefined && isFinite(value)) {
           o.onSample({ sensor: s.sensor.name, value, unit: got.unit, atMs: started, whole: s.whole && value % 1 === 0 });
         } else {
@@ -108,6 +109,8 @@ export function createSampler(o: {
     peek() {
       const out: SampleEvent[] = [];
       for (const s of o.sensors) {
+        // An I2C part (its filters are its own: none here) is not read on demand: a conversion takes time.
+        if (!s.filter) continue;
         let got;
         try {
           got = s.sensor.sample();

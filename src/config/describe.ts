@@ -81,7 +81,23 @@ export function helpLines(): string[] {
     const rule = '    ' + ruleOf(f);
     const def = defaultText(f);
     if (rule.length + def.length <= WIDTH) lines.push(rule + def);
-    else lines.push(fit(rule), fit('    ' + def.slice(2)));
+    else {
+      wrap(lines, rule);
+      wrap(lines, '    ' + def.slice(2));
+    }
   }
   return lines;
+}
+
+/** `text` in lines of at most 80 columns, broken after commas, the later ones indented further. */
+function wrap(lines: string[], text: string): void {
+  let line = '';
+  for (const piece of text.split(', ')) {
+    const next = line ? line + ', ' + piece : piece;
+    if (next.length > WIDTH - 1 && line) {
+      lines.push(line + ',');
+      line = '      ' + piece;
+    } else line = next;
+  }
+  lines.push(fit(line));
 }

@@ -41,9 +41,17 @@ export function stateCommands(c: Ctx<StateRt>): Commands {
       const a = rt.agent();
       if (!a) return fail('sensors: the agent is not running (' + rt.why() + ')');
       const got = a.sampler.peek();
-      if (!got.length) out('no sensor gave a reading');
-      for (const s of got) out(s.sensor + ' = ' + Math.round(s.value * 1000) / 1000 + (s.unit ? ' ' + s.unit : ''));
+      // An I2C part is not read on demand: its last conversion, with its age.
+      const i2c = a.i2c;
+      const last = i2c ? i2c.latest() : [];
+      const now = rt.p.clock.uptimeMs();
+      if (!got.length && !last.length) out('no sensor gave a reading');
+      for (const s of got.concat(last)) {
+        out(s.sensor + ' = ' + Math.round(s.value * 1000) / 1000 + (s.unit ? ' ' + s.unit : '') + (s.base ? ' (read ' + Math.round((now - s.atMs) / 1000) + ' s ago)' : ''));
+      }
+      for (const st of i2c ? i2c.stats() : []) if (st.error !== undefined) out(st.name + ': no reading now: ' + st.error);
     },
+
 
     resume() {
       rt.resume();

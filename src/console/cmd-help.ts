@@ -14,6 +14,7 @@ const HELP = [
   'discard()              drop unsaved changes',
   "importWifi()           Wi-Fi from Kaluma's WIFI_SSID/WIFI_PASSWORD keys",
   'sensors()              one live reading from every sensor',
+  'i2cScan(bus)           the I2C addresses that answer on bus 0 or 1',
   'test()                 one reading end to end, with the service\'s answer',
   "provision(email, password, deviceName, format)  make an API key and a",
   '                       device (format Value, JSON or XML) and set them;',

@@ -4,6 +4,7 @@
 import type { Runtime } from '../runtime';
 import { configCommands, showCommands, stateCommands } from './cmd-config';
 import { helpCommands } from './cmd-help';
+import { scanCommands } from './cmd-i2c';
 import { provisionCommands, testCommands } from './cmd-service';
 import type { Commands } from './shared';
 import { context } from './shared';
@@ -13,7 +14,7 @@ import { followUp } from './stubs';
 export function installCommands(rt: Runtime): Commands {
   const c = context(rt);
   const cmds: Commands = {};
-  for (const part of [helpCommands(c), stateCommands(c), showCommands(c), configCommands(c), testCommands(c), provisionCommands(c)]) for (const n in part) cmds[n] = part[n] as Commands[string];
+  for (const part of [helpCommands(c), stateCommands(c), showCommands(c), configCommands(c), testCommands(c), provisionCommands(c), scanCommands(c)]) for (const n in part) cmds[n] = part[n] as Commands[string];
   const set = (key: string, value: unknown): void => void (cmds['set'] as Commands[string])(key, value);
   for (const name in cmds) {
     const cmd = cmds[name] as Commands[string];

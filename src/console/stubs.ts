@@ -58,6 +58,7 @@ export function exposeCommands(rt: Runtime, cold: ColdLoader): void {
     discard: 'state',
     importWifi: 'config',
     sensors: 'state',
+    i2cScan: 'scan',
     resume: 'state',
     maintenance: 'state',
     reboot: 'state',

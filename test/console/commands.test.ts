@@ -33,7 +33,7 @@ describe('help()', () => {
     for (const name of names) expect(help.filter((l) => l.startsWith(name))).toHaveLength(1);
     for (const l of help) expect(l.length).toBeLessThanOrEqual(80);
     // Every command it names is installed, and nothing else.
-    expect(Object.keys(b.p.commands).sort()).toEqual(['config', 'discard', 'help', 'importWifi', 'maintenance', 'provision', 'reboot', 'resume', 'save', 'sensors', 'set', 'status', 'test', 'unset']);
+    expect(Object.keys(b.p.commands).sort()).toEqual(['config', 'discard', 'help', 'importWifi', 'maintenance', 'provision', 'reboot', 'resume', 'save', 'sensors', 'i2cScan', 'set', 'status', 'test', 'unset'].sort());
     b.rt.stop();
   });
 
@@ -54,7 +54,7 @@ describe('help() with another topic', () => {
   it('prints the command list for any topic but keys', () => {
     const { b } = fresh();
     expect(said(b, () => b.cmd.help!('wifi'))).toEqual(said(b, () => b.cmd.help!()));
-    expect(said(b, () => b.cmd.help!())).toHaveLength(19);
+    expect(said(b, () => b.cmd.help!())).toHaveLength(20);
     b.rt.stop();
   });
 });

@@ -9,6 +9,8 @@
 import type { FileStore, KvStore, Platform, ProgramStore } from '../../src/ports/ports';
 import { createSimPins } from '../../host/ports/pins';
 import { createSimWifi } from '../../host/ports/wifi';
+import { createSimI2c } from '../../host/ports/i2c';
+import type { SimI2c } from '../../host/ports/i2c';
 import type { SimWifi } from '../../host/ports/wifi';
 import { noProgram } from '../../host/ports/program';
 import { createNodeSockets } from '../../host/ports/sockets';
@@ -23,6 +25,8 @@ export interface KvRead {
 
 export interface TestPlatform extends Platform {
   wifi: SimWifi;
+  /** Simulated buses with no chip on them until a test attaches some. */
+  i2c: SimI2c;
   kvReads: KvRead[];
   /** Reads made outside a console command: must stay empty. */
   unattendedKvReads(): string[];
@@ -49,6 +53,7 @@ export function createTestPlatform(o: { time: FakeTime; files?: FileStore; kv?: 
     clock: o.time.clock,
     timers: o.time.timers,
     pins: createSimPins({ clock: o.time.clock, random: () => 0.5 }),
+    i2c: createSimI2c({ clock: o.time.clock }),
     wifi: createSimWifi({ ssid: 'field-net', up: o.wifiUp ?? true }),
     sockets: createNodeSockets(),
     kv: {

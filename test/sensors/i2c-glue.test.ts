@@ -30,7 +30,7 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
   let closed = 0;
   let recovered = 0;
   const bus: I2cBus = {
-    write: () => undefined,
+    write: (a) => (a === 0x44 || a === 0x76 ? undefined : 'no answer'),
     read: (a) => (a === 0x44 || a === 0x76 ? new Uint8Array(1) : 'no answer'),
     stuck: () => script.held,
     recover: () => {
@@ -205,5 +205,12 @@ describe('scanBus', () => {
     expect(asked[0]).toBe(0x08);
     expect(asked[asked.length - 1]).toBe(0x77);
     expect(asked).toHaveLength(0x70);
+  });
+
+  it('asks an SHT address that refuses a read with a one-byte write of 0x89, and no other address', () => {
+    const wrote: [number, number[]][] = [];
+    const found = scanBus({ write: (a, b) => (wrote.push([a, b]), a === 0x45 ? 'took 0 of 1 bytes' : 'no answer'), read: () => 'no answer', stuck: () => undefined, recover: () => '', close: () => undefined });
+    expect(wrote).toEqual([[0x44, [0x89]], [0x45, [0x89]], [0x46, [0x89]]]);
+    expect(found).toEqual([0x45]);
   });
 });

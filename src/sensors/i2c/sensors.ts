@@ -128,7 +128,7 @@ export function startI2c(o: {
     const qs = (I2C_KINDS[kind] as [string[], number[]])[0];
     const c = cfg as unknown as Record<string, unknown>;
     const s: Live = {
-      name: cfg.name, sample, close, cfg_: cfg, bus_: bus, driver_: drivers[kind] as Driver, chip_: undefined, wait_: undefined,
+      name: cfg.name, sample, close, cfg_: cfg, bus_: bus, driver_: drivers[kind], chip_: undefined, wait_: undefined,
       finish_: () => finish(s), ids_: [], units_: [], filters_: [], scales_: [], offsets_: [], last_: [], at_: 0,
       reads: 0, failures: 0, error: undefined, env_: env,
     };
@@ -161,10 +161,18 @@ export function startI2c(o: {
   };
 }
 
-/** The 7-bit addresses that answer a one-byte read, 0x08 to 0x77 (the others are reserved). */
+/**
+ * The 7-bit addresses that answer, 0x08 to 0x77 (the others are reserved):
+ * each is asked for one byte. An SHT part refuses a read until it has
+ * measured (and the RP2040 cannot send an address alone), so at 0x44-0x46
+ * a refused read is followed by a one-byte write of 0x89: an SHT4x's serial
+ * number request, a first byte an SHT3x ignores. Nothing else is written.
+ */
 export function scanBus(port: I2cBus): number[] {
   const found: number[] = [];
-  for (let a = 0x08; a <= 0x77; a++) if (typeof port.read(a, 1) !== 'string') found.push(a);
+  for (let a = 0x08; a <= 0x77; a++) {
+    if (typeof port.read(a, 1) !== 'string' || (a >= 0x44 && a <= 0x46 && port.write(a, [0x89]) !== 'no answer')) found.push(a);
+  }
   return found;
 }
 
@@ -213,6 +221,15 @@ function fail(s: Live, why: string): null {
   s.failures++;
   s.chip_ = undefined;
   const log = s.env_.log_;
+  if (s.error === undefined) {
+    // Its last readings are not sent again as if new: the agent drops them (NaN).
+    const at = s.env_.clock_.uptimeMs();
+    for (let i = 0; i < s.ids_.length; i++) {
+      if (s.last_[i] !== s.last_[i]) continue;
+      s.last_[i] = NaN;
+      s.env_.emit_({ sensor: s.ids_[i] as string, base: s.name, value: NaN, unit: s.units_[i] as string, atMs: at });
+    }
+  }
   if (why !== s.error) {
     log.error('sensor ' + s.name + ' (' + s.cfg_.kind + ' at 0x' + (s.cfg_.address as number).toString(16) + ', bus ' + s.bus_.n_ + '): ' + why + '; tried again every period');
     s.error = why;

@@ -1,0 +1,72 @@
+// i2cScan(): the cold module 'scan', loaded only for the command, so the
+// everyday commands' module does not carry it.
+import { getBoard } from '../board';
+import { hex } from '../config/schema';
+import type { I2cBus, I2cPorts } from '../ports/ports';
+import type { Runtime } from '../runtime';
+import { I2C_KINDS } from '../sensors/i2c/kinds';
+import { scanBus } from '../sensors/i2c/sensors';
+import type { Commands, Ctx } from './shared';
+
+/** What i2cScan() reaches. */
+export type ScanRt = Pick<Runtime, 'p' | 'config' | 'agent' | 'load' | 'consoleError'>;
+
+export function scanCommands(c: Ctx<ScanRt>): Commands {
+  return {
+    i2cScan(bus) {
+      i2cScan(c.rt, bus, c.out, c.fail);
+    },
+  };
+}
+
+/**
+ * The addresses that answer on I2C bus `bus`, each with the kinds that can
+ * have it: on the agent's open bus, or on one opened for the scan (the pins
+ * of the bus's sensors, else the board's default pair).
+ */
+function i2cScan(rt: ScanRt, bus: unknown, out: (l: string) => void, fail: (l: string) => void): void {
+  if (bus !== 0 && bus !== 1) return fail('i2cScan: bus must be 0 or 1, e.g. i2cScan(0)');
+  const cfg = rt.config();
+  const board = getBoard(cfg.board);
+  let sda = board ? (board.i2cSda[bus] as number[])[0] as number : 0;
+  let hz = 100000;
+  for (const s of cfg.sensors) {
+    if (s.bus === bus && s.address !== undefined) {
+      sda = s.sda as number;
+      hz = s.freqHz as number;
+    }
+  }
+  const scl = sda + 1;
+  const a = rt.agent();
+  let found = a && a.i2c ? a.i2c.scan(bus) : undefined;
+  if (!found) {
+    // The bus is not open: its pins must not serve anything else.
+    for (const o of (cfg.sensors as { name: string; pin?: number }[]).concat(cfg.outputs)) {
+      if (o.pin === sda || o.pin === scl) return fail('i2cScan: GP' + o.pin + ' is ' + o.name + "'s pin; bus " + bus + ' would take GP' + sda + ' and GP' + scl);
+    }
+    let ports = rt.p.i2c;
+    if (!ports) {
+      const m = rt.load ? rt.load<I2cPorts>('kaluma-i2c') : { ok: false as const, error: 'no I2C on this platform' };
+      if (!m.ok) return fail('i2cScan: ' + m.error);
+      ports = m.value;
+    }
+    let port: I2cBus;
+    try {
+      port = ports.open(bus, sda, scl, hz);
+    } catch (e) {
+      return fail('i2cScan: cannot open bus ' + bus + ' on GP' + sda + '/GP' + scl + ': ' + String(e));
+    }
+    const held = port.stuck();
+    if (held) out('bus ' + bus + ': ' + held + '; ' + port.recover());
+    found = scanBus(port);
+    port.close();
+  }
+  const names: string[] = [];
+  for (const at of found) {
+    const kinds: string[] = [];
+    for (const k in I2C_KINDS) if ((I2C_KINDS[k] as [string[], number[]])[1].indexOf(at) >= 0) kinds.push(k);
+    names.push(hex(at) + (kinds.length ? ' (' + kinds.join(' or ') + ')' : ''));
+  }
+  out('bus ' + bus + ' (SDA GP' + sda + ', SCL GP' + scl + '): ' + (names.length ? names.join(', ') : 'no device answers; check 3V3, GND, SDA, SCL and the pull-ups'));
+}
+
