@@ -5,8 +5,10 @@
 // own REPL (global-scope JavaScript, and its `.gc` / `.mem` dot-commands),
 // and every run ends with `.gc` + `.mem`, the REPL's own figure of the live set.
 import { spawn } from 'node:child_process';
+import { build } from 'esbuild';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { buildBundle } from '../../build/build';
+import { I2C_KINDS } from '../../../src/sensors/i2c/kinds';
 import { buildProgram, engineArgv, verdict, type EngineRun } from './lib';
 
 export interface Mark {
@@ -93,10 +95,17 @@ export interface BoardOptions {
   probe?: boolean;
   /** The stand-in service answers writes to this device 401 (unknown API key) until the program's clock reaches untilMs. */
   refuse?: { deviceId: number; untilMs: number };
+  /** The stand-in for Kaluma's 'i2c' module (i2c-standin.ts, its own heap said there) in front of the radio's; default: when the config has a sensor of an I2C kind. */
+  i2c?: boolean;
 }
 
 let agentBundle: Promise<{ outfile: string; bytes: number }> | undefined;
 let standIn: Promise<string> | undefined;
+let i2cStandIn: Promise<string> | undefined;
+
+/** Whether a saved config has a sensor of an I2C kind. */
+const hasI2cSensor = (config: object | undefined): boolean =>
+  !!config && ((config as { sensors?: { kind?: string }[] }).sensors ?? []).some((s) => s.kind !== undefined && s.kind in I2C_KINDS);
 
 const MARK = /@HEAP t=(\d+) used=(\d+) floor=(-?\d+) peak=(\d+) total=(\d+) writes=(\d+) records=(\d+) harm=(\d+)/g;
 const MEM = /total: (\d+), occupied: (\d+), peak: (\d+)/g;
@@ -132,7 +141,13 @@ export async function runBoard(engine: string, o: BoardOptions): Promise<BoardRu
     standIn = standIn || buildProgram('scripts/measure/engine/board.entry.ts', 'dist/engine/board-pre.js').then((r) => readFileSync(r.outfile, 'utf8'));
     const cut = tail.startsWith('/*PDA-COLD ') ? tail.indexOf('*/\n') + 3 : 0;
     head = tail.slice(0, cut);
-    tail = (await standIn) + '\n' + tail.slice(cut);
+    let i2c = '';
+    if (o.i2c ?? hasI2cSensor(o.config)) {
+      // A script of its own, not a device build: no cold section, nothing on the heap but itself.
+      i2cStandIn = i2cStandIn || build({ entryPoints: ['scripts/measure/engine/i2c-standin.ts'], bundle: true, format: 'iife', target: 'es2019', minify: true, write: false }).then((r) => r.outputFiles[0]!.text);
+      i2c = await i2cStandIn;
+    }
+    tail = i2c + (await standIn) + '\n' + tail.slice(cut);
   }
   const t0 = Date.now();
   const marks: Mark[] = [];
