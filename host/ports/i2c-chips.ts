@@ -15,7 +15,7 @@
 // - SHT4x (Sensirion): 0xFD (high precision, 8.3 ms) and friends; 6 bytes,
 //   each 16-bit word followed by its CRC-8 (polynomial 0x31, init 0xFF).
 // - SHT3x (Sensirion): 0x2400 (single shot, high repeatability, no clock
-//   stretching, 15 ms) and friends; same words and CRC.
+//   stretching, 15.5 ms) and friends; same words and CRC.
 // - BH1750 (ROHM): 0x01 power on, 0x20 one-time high resolution (180 ms,
 //   then power down), 2 bytes: lux * 1.2.
 import type { Clock } from '../../src/ports/ports';
@@ -220,7 +220,7 @@ function shtBytes(t: number, h: number, faults: SimFaults): Uint8Array {
  * while it runs the chip does not acknowledge its address; its words are
  * read once, after which a read is not acknowledged until the next command.
  */
-function shtChip(faults: SimFaults, o: { commands: Record<number, number>; reset: number; size: number; encode: (w: ShtTarget) => Uint8Array; target: () => ShtTarget }): SimChip {
+function shtChip(faults: SimFaults, o: { commands: Record<number, number>; reset: number; serial?: number; size: number; encode: (w: ShtTarget) => Uint8Array; target: () => ShtTarget }): SimChip {
   let conv: { endsAt: number; want: ShtTarget } | undefined;
   let data: Uint8Array | undefined;
   const reset = (): void => {
@@ -240,6 +240,7 @@ function shtChip(faults: SimFaults, o: { commands: Record<number, number>; reset
       if (bytes.length < o.size) return bytes.length;
       const cmd = o.size === 2 ? (bytes[0]! << 8) | bytes[1]! : bytes[0]!;
       if (cmd === o.reset) reset();
+      else if (cmd === o.serial) data = shtBytes(0x2f1a, 0x5c07, faults);
       else if (o.commands[cmd] !== undefined) {
         data = undefined;
         conv = { endsAt: now + o.commands[cmd], want: o.target() };
@@ -257,12 +258,13 @@ function shtChip(faults: SimFaults, o: { commands: Record<number, number>; reset
   };
 }
 
-/** An SHT40/41/45: 0xFD, 0xF6, 0xE0 (high, medium, low precision; max ms per its datasheet), 0x94 soft reset. */
+/** An SHT40/41/45: 0xFD, 0xF6, 0xE0 (high, medium, low precision; max ms per its datasheet), 0x94 soft reset, 0x89 serial number (two words). */
 export function simSht4x(o: { target: () => ShtTarget }): (faults: SimFaults) => SimChip {
   return (faults) =>
     shtChip(faults, {
       commands: { 0xfd: 8.3, 0xf6: 4.5, 0xe0: 1.7 },
       reset: 0x94,
+      serial: 0x89,
       size: 1,
       encode: (w) => shtBytes(((w.tempC + 45) * 65535) / 175, ((w.humidity + 6) * 65535) / 125, faults),
       target: o.target,
@@ -273,7 +275,7 @@ export function simSht4x(o: { target: () => ShtTarget }): (faults: SimFaults) =>
 export function simSht3x(o: { target: () => ShtTarget }): (faults: SimFaults) => SimChip {
   return (faults) =>
     shtChip(faults, {
-      commands: { 0x2400: 15, 0x240b: 6, 0x2416: 4 },
+      commands: { 0x2400: 15.5, 0x240b: 6.5, 0x2416: 4.5 },
       reset: 0x30a2,
       size: 2,
       encode: (w) => shtBytes(((w.tempC + 45) * 65535) / 175, (w.humidity * 65535) / 100, faults),

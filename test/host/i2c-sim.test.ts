@@ -8,6 +8,13 @@ import type { SimI2c } from '../../host/ports/i2c';
 import { attachBoardChips, BME280_TRIM, bme280Compensate, bme280MeasureMs, bme280Raw, crc8, simBh1750, simBme280, simSht3x, simSht4x } from '../../host/ports/i2c-chips';
 import type { Bme280Trim } from '../../host/ports/i2c-chips';
 import type { I2cBus } from '../../src/ports/ports';
+import type { Driver } from '../../src/sensors/i2c/driver';
+import { driver as bh1750 } from '../../src/sensors/i2c/drivers/bh1750';
+import { driver as bme280 } from '../../src/sensors/i2c/drivers/bme280';
+import { driver as sht3x } from '../../src/sensors/i2c/drivers/sht3x';
+import { driver as sht4x } from '../../src/sensors/i2c/drivers/sht4x';
+import { readied } from '../fakes/i2c-sample';
+import type { Sampled } from '../fakes/i2c-sample';
 import { createFakeTime } from '../fakes/time';
 
 const AIR = { tempC: 21.37, humidity: 45.6, hPa: 1013.25 };
@@ -135,7 +142,7 @@ describe('simulated SHT4x and SHT3x', () => {
     expect(crc8(0xbe, 0xef)).toBe(0x92);
   });
 
-  it('SHT4x: 0xFD, no answer for 8.3 ms, then 6 bytes with a good CRC per word, read once', () => {
+  it('SHT4x: 0xFD, no answer for 8.3 ms, then 6 bytes with a good CRC per word, read once; 0x89 its serial number', () => {
     const { sim, bus, time } = rig();
     sim.attach(0, 0x44, simSht4x({ target: () => LEAF }));
     expect(bus.write(0x44, [0xfd])).toBeUndefined();
@@ -150,6 +157,9 @@ describe('simulated SHT4x and SHT3x', () => {
     expect(-6 + (125 * ((d[3]! << 8) | d[4]!)) / 65535).toBeCloseTo(LEAF.humidity, 2);
     expect(bus.read(0x44, 6)).toBe('no answer');
     expect(bus.write(0x44, [0x42])).toBe('took 0 of 1 bytes');
+    expect(bus.write(0x44, [0x89])).toBeUndefined();
+    const serial = bytes(bus.read(0x44, 6));
+    expect([serial[2], serial[5]]).toEqual([crc8(serial[0]!, serial[1]!), crc8(serial[3]!, serial[4]!)]);
   });
 
   it("'corruptCrc' spoils the second word's CRC, not the first's", () => {
@@ -163,11 +173,11 @@ describe('simulated SHT4x and SHT3x', () => {
     expect(d[5]).not.toBe(crc8(d[3]!, d[4]!));
   });
 
-  it('SHT3x: 0x2400, no answer for 15 ms, then its words (RH = 100 * S / 65535); an unknown command is refused at its second byte', () => {
+  it('SHT3x: 0x2400, no answer for 15.5 ms, then its words (RH = 100 * S / 65535); an unknown command is refused at its second byte', () => {
     const { sim, bus, time } = rig();
     sim.attach(0, 0x45, simSht3x({ target: () => LEAF }));
     expect(bus.write(0x45, [0x24, 0x00])).toBeUndefined();
-    time.jump(14);
+    time.jump(15);
     expect(bus.read(0x45, 6)).toBe('no answer');
     time.jump(1);
     const d = bytes(bus.read(0x45, 6));
@@ -279,5 +289,71 @@ describe('the simulated bus', () => {
     // A quarter into the simulated day: the sun is at its height.
     expect(((light[0]! << 8) | light[1]!) / 1.2).toBeGreaterThan(15000);
     expect(sim.transfers()).toBe(8);
+  });
+});
+
+describe('the drivers on the simulated chips', () => {
+  const ready = (d: Driver, bus: I2cBus, addr: number, time: ReturnType<typeof createFakeTime>): Sampled => {
+    const chip = readied(d, bus, addr, (ms) => time.jump(ms));
+    if (typeof chip === 'string') throw new Error(chip);
+    return chip;
+  };
+
+  it('a BME280 read by its driver gives back the target within 0.01, sample after sample, whatever its trimming', () => {
+    // The second chip's trimming has every humidity term at work (dig_H3 is 0 on many chips) and negative 12-bit ones.
+    for (const trim of [BME280_TRIM, { ...BME280_TRIM, H3: 40, H5: -37, H6: -9, T3: -1500, P9: 5100 }]) {
+      const { sim, bus, time } = rig();
+      let want = AIR;
+      sim.attach(0, 0x76, simBme280({ target: () => want, trim }));
+      const chip = ready(bme280, bus, 0x76, time);
+      for (const w of [AIR, { tempC: -8.64, humidity: 88.1, hPa: 962.4 }, { tempC: 33.05, humidity: 12.75, hPa: 1041.7 }]) {
+        want = w;
+        const [t, h, p] = chip.sample() as number[];
+        expect(Math.abs(t! - w.tempC)).toBeLessThan(0.01);
+        expect(Math.abs(h! - w.humidity)).toBeLessThan(0.01);
+        expect(Math.abs(p! - w.hPa)).toBeLessThan(0.01);
+      }
+    }
+  });
+
+  it("a BMP280's driver says so and gives no humidity; a skipped measurement and an unplugged chip are its failures", () => {
+    const { sim, bus, time } = rig();
+    sim.attach(0, 0x77, simBme280({ target: () => AIR, chipId: 0x58 }));
+    sim.attach(0, 0x76, simBme280({ target: () => AIR }));
+    const bmp = ready(bme280, bus, 0x77, time);
+    expect(bmp.note).toMatch(/BMP280/);
+    const [t, h, p] = bmp.sample() as number[];
+    expect(Math.abs(t! - AIR.tempC)).toBeLessThan(0.01);
+    expect(h).toBeNaN();
+    expect(Math.abs(p! - AIR.hPa)).toBeLessThan(0.01);
+    const bme = ready(bme280, bus, 0x76, time);
+    sim.fault(0, 0x76, 'skipped');
+    expect(bme.sample()).toMatch(/skipped/);
+    sim.fault(0, 0x76, 'nack');
+    expect(bme.sample()).toMatch(/no answer/);
+  });
+
+  it('an SHT4x and an SHT3x read by their drivers give back the target within 0.01; a corrupt CRC is caught', () => {
+    const { sim, bus, time } = rig();
+    sim.attach(0, 0x44, simSht4x({ target: () => LEAF }));
+    sim.attach(0, 0x45, simSht3x({ target: () => LEAF }));
+    for (const [d, addr] of [[sht4x, 0x44], [sht3x, 0x45]] as const) {
+      const chip = ready(d, bus, addr, time);
+      const [t, h] = chip.sample() as number[];
+      expect(Math.abs(t! - LEAF.tempC)).toBeLessThan(0.01);
+      expect(Math.abs(h! - LEAF.humidity)).toBeLessThan(0.01);
+      sim.fault(0, addr, 'corruptCrc');
+      expect(chip.sample()).toMatch(/CRC/);
+    }
+  });
+
+  it('a BH1750 read by its driver gives the light to its resolution (1 / 1.2 lx)', () => {
+    const { sim, bus, time } = rig();
+    sim.attach(0, 0x23, simBh1750({ lux: () => 1234.5 }));
+    const chip = ready(bh1750, bus, 0x23, time);
+    for (let i = 0; i < 2; i++) {
+      const [lux] = chip.sample() as number[];
+      expect(Math.abs(lux! - 1234.5)).toBeLessThanOrEqual(0.5 / 1.2);
+    }
   });
 });

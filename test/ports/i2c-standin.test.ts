@@ -6,9 +6,11 @@
 import { build } from 'esbuild';
 import vm from 'node:vm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Chip } from '../../src/sensors/i2c/driver';
+import type { I2cBus } from '../../src/ports/ports';
+import type { Driver } from '../../src/sensors/i2c/driver';
 import { driver as bme280 } from '../../src/sensors/i2c/drivers/bme280';
 import { driver as sht4x } from '../../src/sensors/i2c/drivers/sht4x';
+import { readied } from '../fakes/i2c-sample';
 import { stubKalumaRequire } from './kaluma-env';
 
 let code = '';
@@ -34,10 +36,10 @@ async function load() {
   return { ctx, req, port };
 }
 
-const sample = (chip: Chip | string): number[] | string => {
-  if (typeof chip === 'string') return chip;
-  const s = chip.start_();
-  return typeof s === 'string' ? s : chip.read_();
+/** One sample of a driver readied on the chip (the stand-in's values are ready at once). */
+const sample = (d: Driver, bus: I2cBus, addr: number): number[] | string => {
+  const chip = readied(d, bus, addr, () => undefined);
+  return typeof chip === 'string' ? chip : chip.sample();
 };
 
 describe('the I2C stand-in on the engine', () => {
@@ -49,11 +51,11 @@ describe('the I2C stand-in on the engine', () => {
   it('answers as the BME280 and the SHT4x it states, through the board port and the drivers', async () => {
     const { port } = await load();
     const bus = port.kalumaI2c.open(0, 4, 5, 100000);
-    const [t, h, p] = sample(bme280(bus, 0x76)) as number[];
+    const [t, h, p] = sample(bme280, bus, 0x76) as number[];
     expect(Math.abs(t! - 21.5)).toBeLessThan(0.01);
     expect(Math.abs(h! - 45)).toBeLessThan(0.01);
     expect(Math.abs(p! - 1013.25)).toBeLessThan(0.01);
-    const [lt, lh] = sample(sht4x(bus, 0x44)) as number[];
+    const [lt, lh] = sample(sht4x, bus, 0x44) as number[];
     expect(Math.abs(lt! - 20.5)).toBeLessThan(0.01);
     expect(Math.abs(lh! - 50)).toBeLessThan(0.01);
     expect(bus.read(0x23, 2)).toBe('no answer');

@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { simBme280, simSht4x } from '../../host/ports/i2c-chips';
 import type * as Port from '../../src/ports/kaluma/i2c';
 import type { I2cBus } from '../../src/ports/ports';
-import type { Chip } from '../../src/sensors/i2c/driver';
 import { driver as bme280 } from '../../src/sensors/i2c/drivers/bme280';
+import { readied } from '../fakes/i2c-sample';
 import { createKalumaI2c } from '../fakes/kaluma/i2c';
 import type { KalumaI2c } from '../fakes/kaluma/i2c';
 import { createFakeTime } from '../fakes/time';
@@ -92,10 +92,9 @@ describe('the Kaluma I2C port', () => {
 
   it('a BME280 driver through the port gives back the target within 0.01', async () => {
     const { port, time } = await board();
-    const chip = bme280(port.kalumaI2c.open(0, 4, 5, 100000), 0x76) as Chip;
-    const wait = chip.start_() as number;
-    time.jump(wait);
-    const [t, h, p] = chip.read_() as number[];
+    const chip = readied(bme280, port.kalumaI2c.open(0, 4, 5, 100000), 0x76, (ms) => time.jump(ms));
+    if (typeof chip === 'string') throw new Error(chip);
+    const [t, h, p] = chip.sample() as number[];
     expect(Math.abs(t! - AIR.tempC)).toBeLessThan(0.01);
     expect(Math.abs(h! - AIR.humidity)).toBeLessThan(0.01);
     expect(Math.abs(p! - AIR.hPa)).toBeLessThan(0.01);
