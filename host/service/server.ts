@@ -11,6 +11,8 @@ import { DASHBOARD_HTML, dashboardState } from './dashboard';
 import type { BoardPanel } from './dashboard';
 import { Store, StoreRefusal } from './store';
 import type { Account, Device, Format, StoreOptions } from './store';
+import { maskPath as maskWith } from './log-mask';
+import type { MaskedOperation } from './log-mask';
 import { checkXml, escapeXmlText } from './xml';
 
 export interface FaultOptions {
@@ -100,20 +102,21 @@ const REASONS: Record<number, string> = {
 /** Same body for an unknown device, a device of another account and a wrong pin. */
 const NO_DEVICE = 'device not found';
 
-interface Operation {
+interface Operation extends MaskedOperation {
   method: 'GET' | 'POST';
-  params: number;
 }
 
+// `secret`: the params the log masks (log-mask.ts), by position.
+const KEY_PIN = { 0: 'key', 2: 'hide' } as const;
 const OPERATIONS: Record<string, Operation> = {
-  generateapikey: { method: 'GET', params: 2 },
-  createuserdevice: { method: 'GET', params: 4 },
-  updatedevicevalue: { method: 'GET', params: 4 },
-  updatedevicejson: { method: 'POST', params: 3 },
-  updatedevicexml: { method: 'POST', params: 3 },
-  showdevicevalue: { method: 'GET', params: 3 },
-  showdevicejson: { method: 'GET', params: 3 },
-  showdevicexml: { method: 'GET', params: 3 },
+  generateapikey: { method: 'GET', params: 2, secret: { 1: 'hide' } },
+  createuserdevice: { method: 'GET', params: 4, secret: { 0: 'key' } },
+  updatedevicevalue: { method: 'GET', params: 4, secret: KEY_PIN },
+  updatedevicejson: { method: 'POST', params: 3, secret: KEY_PIN },
+  updatedevicexml: { method: 'POST', params: 3, secret: KEY_PIN },
+  showdevicevalue: { method: 'GET', params: 3, secret: KEY_PIN },
+  showdevicejson: { method: 'GET', params: 3, secret: KEY_PIN },
+  showdevicexml: { method: 'GET', params: 3, secret: KEY_PIN },
 };
 
 const FORMAT_OF_OP: Record<string, Format> = {
@@ -162,20 +165,9 @@ function parseInteger(name: string, s: string): number {
   return Number(s);
 }
 
-/** Masks credentials in a path for the log. */
+/** A path as the log may show it: no key, PIN or password, whatever its shape. */
 function maskPath(path: string): string {
-  const seg = path.split('/');
-  const op = (seg[2] ?? '').toLowerCase();
-  const mask = (i: number, keep: number): void => {
-    const s = seg[i];
-    if (s !== undefined && s !== '') seg[i] = s.slice(0, keep) + '…';
-  };
-  if (op === 'generateapikey') mask(4, 0);
-  else if (OPERATIONS[op]) {
-    mask(3, 4);
-    if (op !== 'createuserdevice') mask(5, 0);
-  }
-  return seg.join('/');
+  return maskWith(path, OPERATIONS);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
