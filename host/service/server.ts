@@ -50,7 +50,21 @@ export interface ServiceOptions {
    * knows nothing of the agent beyond what this returns.
    */
   board?: () => BoardPanel | undefined;
+  /** How long a client may take; defaults in DEFAULT_TIMEOUTS. */
+  timeouts?: Partial<Timeouts>;
 }
+
+export interface Timeouts {
+  /** From a connection's first byte to the end of a request's head. */
+  headersMs: number;
+  /** From a connection's first byte to the end of a whole request, body included. */
+  requestMs: number;
+  /** An idle kept-alive connection between requests. */
+  keepAliveMs: number;
+}
+
+/** Generous for a board on a slow link, short enough that idle or dribbling clients cannot hold sockets. */
+export const DEFAULT_TIMEOUTS: Timeouts = { headersMs: 10000, requestMs: 30000, keepAliveMs: 5000 };
 
 export interface WriteEvent {
   deviceId: number;
@@ -90,6 +104,7 @@ const REASONS: Record<number, string> = {
   403: 'forbidden',
   404: 'not found',
   405: 'method not allowed',
+  408: 'request timeout',
   409: 'format mismatch',
   413: 'body too large',
   415: 'unsupported media type',
@@ -174,30 +189,37 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function readBody(req: http.IncomingMessage, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const declared = req.headers['content-length'];
-    const tooLarge = declared !== undefined && Number(declared) > max;
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = tooLarge;
-    // An oversized body is still drained (up to a cap) before answering, so
-    // the client is not reset while it writes and can read the 413.
-    const drainCap = Math.max(max * 4, 1 << 20);
+    let over = false;
+    // Refused as soon as it is known to be too large: announced so, before
+    // any of it is read, or once more than `max` came. What follows is read
+    // and dropped (up to a cap, then the socket goes) so that a client still
+    // writing its body is not reset before it reads the 413.
+    const refuse = (): void => {
+      over = true;
+      chunks.length = 0;
+      let dropped = 0;
+      const cap = Math.max(max * 4, 1 << 20);
+      req.on('data', (c: Buffer) => {
+        dropped += c.length;
+        if (dropped > cap) req.socket.destroy();
+      });
+      reject(new HttpError(413, REASONS[413] as string, { Connection: 'close' }));
+    };
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > max) {
+      refuse();
+      return;
+    }
     req.on('data', (c: Buffer) => {
+      if (over) return;
       size += c.length;
-      if (size > max) over = true;
-      if (over) {
-        chunks.length = 0;
-        if (size > drainCap) {
-          req.pause();
-          reject(new HttpError(413, REASONS[413] as string, { Connection: 'close' }));
-        }
-        return;
-      }
-      chunks.push(c);
+      if (size > max) refuse();
+      else chunks.push(c);
     });
     req.on('end', () => {
-      if (over) reject(new HttpError(413, REASONS[413] as string, { Connection: 'close' }));
-      else resolve(Buffer.concat(chunks, size));
+      if (!over) resolve(Buffer.concat(chunks, size));
     });
     req.on('error', reject);
   });
@@ -217,6 +239,16 @@ function sameHost(origin: string, host: string | undefined): boolean {
   } catch {
     return false;
   }
+}
+
+/** The timeouts with their defaults; a bad one is refused with one line naming it. */
+function timeoutsOf(given: Partial<Timeouts> | undefined): Timeouts {
+  const t = { ...DEFAULT_TIMEOUTS, ...given };
+  for (const [name, ms] of Object.entries(t)) {
+    if (!Number.isSafeInteger(ms) || ms < 1) throw new Error(`timeouts.${name}: must be a whole number of milliseconds from 1`);
+  }
+  if (t.headersMs > t.requestMs) throw new Error('timeouts.headersMs: must not be over timeouts.requestMs (a request includes its head)');
+  return t;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -494,8 +526,15 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     throw new HttpError(404, REASONS[404] as string);
   }
 
-  // Lenient on a missing Host: Node's own refusal would be sent chunked.
-  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
+  const t = timeoutsOf(o.timeouts);
+  // Lenient on a missing Host: Node's own refusal would be sent chunked. The
+  // head and request timeouts are checked every quarter of headersMs, at most every second.
+  const server = http.createServer({
+    requireHostHeader: false,
+    headersTimeout: t.headersMs,
+    requestTimeout: t.requestMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(t.headersMs / 4))),
+  }, (req, res) => {
     const started = Date.now();
     res.on('finish', () => {
       log(`${req.method} ${maskPath(pathOf(req.url ?? '/'))} -> ${res.statusCode} ${Date.now() - started}ms`);
@@ -510,13 +549,18 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     });
   });
 
-  // Answer unparsable requests ourselves so even those carry Content-Length and Date.
+  server.keepAliveTimeout = t.keepAliveMs;
+
+  // Answer unparsable and timed-out requests ourselves so even those carry
+  // Content-Length and Date; not when an answer has begun on that socket (as
+  // Node's own handler does).
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    if (!socket.writable) {
+    const current = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage;
+    if (!socket.writable || current?.headersSent) {
       socket.destroy();
       return;
     }
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const body = REASONS[status] as string;
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nDate: ${new Date().toUTCString()}\r\n` +
