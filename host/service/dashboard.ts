@@ -1,9 +1,12 @@
 // The dashboard: a JSON state for polling and one self-contained HTML page
-// (inline CSS and script, an SVG line chart drawn by hand, nothing fetched
-// from elsewhere). It never shows API keys or PINs, and masks e-mails.
+// (inline CSS and script allowed by their hashes in DASHBOARD_CSP, an SVG line
+// chart drawn by hand, nothing fetched from elsewhere). It never shows API
+// keys or PINs, and masks e-mails. Who may use it: access.ts.
 // Value devices get a form that stores a value through the service's own API
 // (POST /dashboard/set-value, server.ts); a simulated board (npm start) adds
 // a panel of the pins it drives.
+
+import { createHash } from 'node:crypto';
 
 import type { Device, HistoryEntry, Store } from './store';
 import { firstXmlNumber, numericText } from './xml';
@@ -195,13 +198,10 @@ export function dashboardState(store: Store, nowMs = Date.now(), board: BoardPan
   return { now: new Date(nowMs).toISOString(), devices, health, board };
 }
 
-export const DASHBOARD_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Device Data Service</title>
-<style>
+// The page's style and script, inline (the page stays one self-contained file)
+// and allowed by their hashes in the page's Content-Security-Policy: nothing
+// else may run or style it, and no element carries a handler or a style.
+const STYLE = `
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; background: #fafafa; }
 h1 { font-size: 1.3em; margin: 0 0 .3em; }
 #status { color: #666; margin-bottom: 1em; }
@@ -228,27 +228,30 @@ h1 { font-size: 1.3em; margin: 0 0 .3em; }
 .set-answer { font-size: .9em; color: #555; overflow-wrap: anywhere; }
 .set-answer.ok { color: #17692b; }
 .set-answer.error { color: #b00; }
-</style>
-</head>
-<body>
-<h1>Device Data Service</h1>
-<div id="status">loading…</div>
-<section id="board-box" hidden>
-<h2>Simulated board</h2>
-<p id="board-title"></p>
-<table id="board"><thead><tr><th>Pin</th><th>Output</th><th>Kind</th><th>Level</th><th>Writes</th></tr></thead><tbody></tbody></table>
-<p id="board-empty" hidden>No outputs configured or driven.</p>
-</section>
-<section id="health-box" hidden>
-<h2>Board health</h2>
-<table id="health"><thead><tr><th>Board</th><th>Device</th><th>Firmware</th><th>Boot</th><th>Up</th><th>Last report</th><th>Heap used</th><th>Outbox</th><th>Dropped</th><th>State</th></tr></thead><tbody></tbody></table>
-</section>
-<p id="empty" hidden>No devices yet.</p>
-<div id="devices"></div>
-<script>
+`;
+
+const SCRIPT = `
 "use strict";
 var NS = "http://www.w3.org/2000/svg";
 var W = 320, H = 90, PAD = 4;
+// Beyond loopback the service wants its token on every state and set-value
+// request. The start URL carries it (/?token=...): kept for this tab (a reload
+// still works) and taken out of the address bar, so it is not shown, bookmarked
+// or shared by accident.
+var TOKEN = (function () {
+  var m = /[?&]token=([A-Za-z0-9_-]+)/.exec(location.search);
+  var t = m ? m[1] : null;
+  try {
+    if (t) sessionStorage.setItem("dds-token", t);
+    else t = sessionStorage.getItem("dds-token");
+  } catch (e) { /* no storage: the token lives as long as the page */ }
+  if (m) history.replaceState(null, "", location.pathname);
+  return t;
+})();
+function withToken(headers) {
+  if (TOKEN) headers.Authorization = "Bearer " + TOKEN;
+  return headers;
+}
 function el(tag, cls, text) {
   var e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -303,7 +306,7 @@ function setForm(d) {
     answer.className = "set-answer pending";
     answer.textContent = "…";
     fetch("/dashboard/set-value", {
-      method: "POST", cache: "no-store", headers: { "Content-Type": "application/json" },
+      method: "POST", cache: "no-store", headers: withToken({ "Content-Type": "application/json" }),
       body: JSON.stringify({ deviceId: d.id, value: input.value })
     }).then(function (r) {
       return r.text().then(function (t) {
@@ -400,7 +403,8 @@ function renderBoard(b) {
 }
 function poll() {
   var st = document.getElementById("status");
-  fetch("/dashboard/state", { cache: "no-store" }).then(function (r) {
+  fetch("/dashboard/state", { cache: "no-store", headers: withToken({}) }).then(function (r) {
+    if (r.status === 401) throw new Error("this dashboard needs its token: open the URL the service printed at its start, /?token=...");
     if (!r.ok) throw new Error("HTTP " + r.status);
     return r.json();
   }).then(function (s) {
@@ -415,7 +419,49 @@ function poll() {
   }).then(function () { setTimeout(poll, 1000); });
 }
 poll();
-</script>
+`;
+
+export const DASHBOARD_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Device Data Service</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>Device Data Service</h1>
+<div id="status">loading…</div>
+<section id="board-box" hidden>
+<h2>Simulated board</h2>
+<p id="board-title"></p>
+<table id="board"><thead><tr><th>Pin</th><th>Output</th><th>Kind</th><th>Level</th><th>Writes</th></tr></thead><tbody></tbody></table>
+<p id="board-empty" hidden>No outputs configured or driven.</p>
+</section>
+<section id="health-box" hidden>
+<h2>Board health</h2>
+<table id="health"><thead><tr><th>Board</th><th>Device</th><th>Firmware</th><th>Boot</th><th>Up</th><th>Last report</th><th>Heap used</th><th>Outbox</th><th>Dropped</th><th>State</th></tr></thead><tbody></tbody></table>
+</section>
+<p id="empty" hidden>No devices yet.</p>
+<div id="devices"></div>
+<script>${SCRIPT}</script>
 </body>
 </html>
 `;
+
+const hashOf = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/**
+ * The page's policy: its own script and style only (by hash), requests to
+ * this service only, no form posts, no <base>, and no page may frame it.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'none'",
+  `script-src ${hashOf(SCRIPT)}`,
+  `style-src ${hashOf(STYLE)}`,
+  "connect-src 'self'",
+  "img-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');

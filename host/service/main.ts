@@ -75,7 +75,10 @@ async function main(): Promise<void> {
     f.errorShare ? `errors ${f.errorShare}` : '',
     f.dropShare ? `drops ${f.dropShare}` : '',
   ].filter(Boolean).join(', ');
-  process.stdout.write(`Device Data Service listening on ${service.url}/ (data: ${args.data}${faultText ? `; faults: ${faultText}` : ''})\n`);
+  // Beyond loopback the start line is the dashboard's way in: its URL carries the token.
+  const where = service.exposed ? `${service.url}/?token=${service.dashboardToken as string}` : `${service.url}/`;
+  const exposed = service.exposed ? '; dashboard exposed beyond this machine: it needs the token in this URL (use the machine\'s name or address for the host)' : '';
+  process.stdout.write(`Device Data Service listening on ${where} (data: ${args.data}${faultText ? `; faults: ${faultText}` : ''}${exposed})\n`);
 
   let stopping = false;
   const stop = (signal: string): void => {

@@ -7,7 +7,9 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 
-import { DASHBOARD_HTML, dashboardState } from './dashboard';
+import { dashboardAccess } from './access';
+import type { DashboardAccess } from './access';
+import { DASHBOARD_CSP, DASHBOARD_HTML, dashboardState } from './dashboard';
 import type { BoardPanel } from './dashboard';
 import { Store, StoreRefusal } from './store';
 import type { Account, Device, Format, StoreOptions } from './store';
@@ -33,7 +35,10 @@ export interface FaultOptions {
 export interface ServiceOptions {
   /** Default 0: an ephemeral port. */
   port?: number;
-  /** Default '127.0.0.1'. */
+  /**
+   * Default '127.0.0.1'. On any address but loopback (0.0.0.0, ::, a LAN
+   * address) the dashboard needs the token made at start (RunningService).
+   */
   host?: string;
   dataDir: string;
   faults?: FaultOptions;
@@ -82,6 +87,10 @@ export interface RunningService {
   close(): Promise<void>;
   /** Emits 'write' with a WriteEvent after each durable write. */
   events: EventEmitter;
+  /** Listening beyond loopback: the dashboard's state and set-value need `dashboardToken`. */
+  exposed: boolean;
+  /** When exposed, the token (random per start), sent as `Authorization: Bearer <token>`; the page takes it from `/?token=`. */
+  dashboardToken: string | undefined;
 }
 
 class HttpError extends Error {
@@ -108,6 +117,7 @@ const REASONS: Record<number, string> = {
   409: 'format mismatch',
   413: 'body too large',
   415: 'unsupported media type',
+  421: 'misdirected request',
   429: 'too many requests',
   431: 'request header too large',
   500: 'internal error',
@@ -143,6 +153,18 @@ const FORMAT_OF_OP: Record<string, Format> = {
   showdevicexml: 'XML',
 };
 
+/**
+ * On every answer (the dashboard page replaces the policy with its own,
+ * DASHBOARD_CSP): nothing in it may load or run anything, no page may frame
+ * it, no browser may read it as another type, and no Referer leaves it.
+ */
+const HARDENING: Record<string, string> = {
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+};
+
 function send(res: http.ServerResponse, status: number, body: string, type = TEXT, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
   const buf = Buffer.from(body, 'utf8');
@@ -150,6 +172,7 @@ function send(res: http.ServerResponse, status: number, body: string, type = TEX
   res.setHeader('Content-Type', type);
   res.setHeader('Content-Length', buf.length);
   res.setHeader('Cache-Control', 'no-store');
+  for (const [k, v] of Object.entries(HARDENING)) res.setHeader(k, v);
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.end(buf);
 }
@@ -230,15 +253,6 @@ interface Answer {
   status: number;
   body: string;
   type: string;
-}
-
-/** True when an Origin header names the host the request was sent to. */
-function sameHost(origin: string, host: string | undefined): boolean {
-  try {
-    return host !== undefined && new URL(origin).host === host.toLowerCase();
-  } catch {
-    return false;
-  }
 }
 
 /** The timeouts with their defaults; a bad one is refused with one line naming it. */
@@ -457,13 +471,10 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
   async function setValue(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (req.method !== 'POST') throw new HttpError(405, REASONS[405] as string, { Allow: 'POST' });
     // A page on another site cannot send application/json here without a
-    // CORS preflight this service never grants, nor pass the Origin check.
+    // CORS preflight this service never grants, nor pass the Origin check
+    // (access.ts, before this).
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/json') throw new HttpError(415, 'Content-Type: must be application/json');
-    const origin = req.headers.origin;
-    if (origin !== undefined && origin !== 'null' && !sameHost(origin, req.headers.host)) {
-      throw new HttpError(403, 'Origin: only the dashboard page itself may set values');
-    }
     // A value of maxBody bytes may take up to six times that as JSON escapes.
     const raw = await readBody(req, maxBody * 6 + 1024);
     if (closed) {
@@ -515,9 +526,14 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = pathOf(req.url ?? '/');
+    if (path === '/' || path === '/dashboard/state' || path === '/dashboard/set-value') {
+      // Set once listening, before the first request can arrive.
+      const no = (access as DashboardAccess).refusal(req, path === '/');
+      if (no) throw new HttpError(no.status, no.message, no.headers);
+    }
     if (path === '/' || path === '/dashboard/state') {
       if (req.method !== 'GET') throw new HttpError(405, REASONS[405] as string, { Allow: 'GET' });
-      if (path === '/') send(res, 200, DASHBOARD_HTML, 'text/html; charset=utf-8');
+      if (path === '/') send(res, 200, DASHBOARD_HTML, 'text/html; charset=utf-8', { 'Content-Security-Policy': DASHBOARD_CSP });
       else send(res, 200, JSON.stringify(dashboardState(store, Date.now(), boardPanel())), JSON_TYPE);
       return;
     }
@@ -527,8 +543,9 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
   }
 
   const t = timeoutsOf(o.timeouts);
-  // Lenient on a missing Host: Node's own refusal would be sent chunked. The
-  // head and request timeouts are checked every quarter of headersMs, at most every second.
+  // Lenient on a missing Host: Node's own refusal would be sent chunked (the
+  // dashboard refuses it in access.ts). The head and request timeouts are
+  // checked every quarter of headersMs, at most every second.
   const server = http.createServer({
     requireHostHeader: false,
     headersTimeout: t.headersMs,
@@ -552,8 +569,8 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
   server.keepAliveTimeout = t.keepAliveMs;
 
   // Answer unparsable and timed-out requests ourselves so even those carry
-  // Content-Length and Date; not when an answer has begun on that socket (as
-  // Node's own handler does).
+  // Content-Length, Date and the hardening headers; not when an answer has
+  // begun on that socket (as Node's own handler does).
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     const current = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage;
     if (!socket.writable || current?.headersSent) {
@@ -562,16 +579,20 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     }
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const body = REASONS[status] as string;
+    const hardening = Object.entries(HARDENING).map(([k, v]) => `${k}: ${v}\r\n`).join('');
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nDate: ${new Date().toUTCString()}\r\n` +
-        `Content-Type: ${TEXT}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Type: ${TEXT}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\n${hardening}Connection: close\r\n\r\n${body}`,
     );
   });
 
+  let access: DashboardAccess | undefined;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => {
       server.off('error', reject);
+      const bound = server.address() as AddressInfo;
+      access = dashboardAccess(bound.address, bound.port);
       resolve();
     });
   });
@@ -582,6 +603,8 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     url: `http://${hostForUrl}:${addr.port}`,
     port: addr.port,
     events,
+    exposed: (access as DashboardAccess).exposed,
+    dashboardToken: (access as DashboardAccess).token,
     close: async () => {
       if (closed) return;
       closed = true;

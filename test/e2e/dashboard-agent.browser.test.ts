@@ -21,6 +21,7 @@ import { Board } from '../runtime/harness';
 import { createTestPlatform } from '../fakes/platform';
 import { createFakeTime, flushPromises } from '../fakes/time';
 import { launchChromium, present } from '../fakes/browser';
+import { until } from '../service-local/browser-until';
 
 describe.skipIf(!present)('dashboard shows what the agent delivered', () => {
   let svc: RunningService;
@@ -71,7 +72,7 @@ describe.skipIf(!present)('dashboard shows what the agent delivered', () => {
     await page.goto(`${svc.url}/`);
     const card = `section.device[data-device-id="${r.deviceId}"]`;
     await page.waitForSelector(`${card} .last-value`, { timeout: 5000 });
-    await page.waitForFunction(([sel, v]) => document.querySelector(sel)?.textContent === v, [`${card} .last-value`, last] as const, { timeout: 5000 });
+    await until(page, `document.querySelector('${card} .last-value')?.textContent === '${last}'`, 5000);
     expect(await page.locator(`${card} .last-value`).textContent()).toBe(last);
     expect(await page.locator(`${card} .chart`).getAttribute('data-points')).toBe('4');
   });

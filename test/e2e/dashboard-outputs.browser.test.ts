@@ -28,6 +28,7 @@ import type { RunningService } from '../../host/service/server';
 import { testConfig } from '../fakes/config';
 import { provisionConfig } from '../fakes/provision';
 import { launchChromium, present } from '../fakes/browser';
+import { until } from '../service-local/browser-until';
 import { watchOutput } from '../fakes/child';
 import { Board } from '../runtime/harness';
 import type { Booted } from '../runtime/harness';
@@ -39,14 +40,14 @@ async function setFromCard(page: Page, deviceId: number, value: string): Promise
   const card = `section.device[data-device-id="${deviceId}"]`;
   await page.locator(`${card} .set-value`).fill(value);
   await page.locator(`${card} .set-button`).click();
-  await page.waitForFunction((sel) => !!document.querySelector(sel)?.textContent?.match(/^(ok|error)/), `${card} .set-answer`, { timeout: 5000 });
+  await until(page, `/^(ok|error)/.test(document.querySelector('${card} .set-answer')?.textContent ?? '')`, 5000);
   return (await page.locator(`${card} .set-answer`).textContent()) ?? '';
 }
 
 /** Waits for the panel's row of `gpio` to show `level` (data-level) and returns its cells. */
 async function panelShows(page: Page, gpio: number, level: string, timeout: number): Promise<string[]> {
   const row = `#board tr[data-gpio="${gpio}"]`;
-  await page.waitForFunction(([sel, l]) => document.querySelector(sel)?.getAttribute('data-level') === l, [row, level] as const, { timeout });
+  await until(page, `document.querySelector('${row}')?.getAttribute('data-level') === '${level}'`, timeout);
   return page.locator(`${row} td`).allTextContents();
 }
 
@@ -146,7 +147,7 @@ describe.skipIf(!present)('an output set from the dashboard', () => {
       const page = await browser.newPage();
       await page.goto(`${url}/`);
       const card = `section.device[data-device-id="${deviceId}"]`;
-      await page.waitForFunction((sel) => document.querySelector(sel)?.textContent === '0', `${card} .last-value`, { timeout: 5000 });
+      await until(page, `document.querySelector('${card} .last-value')?.textContent === '0'`, 5000);
       expect(await page.locator(`${card} .device-name`).textContent()).toBe('sim_control');
       expect(await panelShows(page, 16, '0', 5000)).toEqual(['GP16', 'relay', 'digital', 'off', expect.stringMatching(/^\d+$/)]);
       expect(await page.locator('#board-title').textContent()).toMatch(/^pico-w HOST\d+, simulated by npm start$/);

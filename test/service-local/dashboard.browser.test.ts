@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { BoardPanel } from '../../host/service/dashboard';
 import type { RunningService } from '../../host/service/server';
+import { until } from './browser-until';
 import { call, provision, serviceHarness } from './helpers';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -27,7 +28,6 @@ interface Locator {
 interface Page {
   goto(url: string): Promise<unknown>;
   locator(selector: string): Locator;
-  waitForFunction(fn: string, arg?: unknown, opts?: { timeout?: number }): Promise<unknown>;
   evaluate(expr: string): Promise<unknown>;
   on(event: 'pageerror', cb: (err: Error) => void): void;
   on(event: 'request', cb: (req: { url(): string }) => void): void;
@@ -79,7 +79,7 @@ describe.skipIf(skipReason !== undefined)('dashboard in a browser', () => {
     page.on('request', (r) => requested.push(r.url()));
     await page.goto(`${svc.url}/`);
     const card = `section.device[data-device-id="${v.id}"]`;
-    await page.waitForFunction(`document.querySelector('${card} .last-value')?.textContent === '20'`, undefined, { timeout: 5000 });
+    await until(page, `document.querySelector('${card} .last-value')?.textContent === '20'`, 5000);
     expect(await page.locator(`${card} .device-name`).textContent()).toBe('Boiler');
     expect(await page.locator(`${card} .device-format`).textContent()).toBe('Value');
     expect(await page.locator(`${card} .chart`).getAttribute('data-points')).toBe('1');
@@ -88,8 +88,8 @@ describe.skipIf(skipReason !== undefined)('dashboard in a browser', () => {
     await call(svc.port, 'GET', `/api/updatedevicevalue/${v.key}/${v.id}/${v.pin}/23.5`);
     const j = await provision(svc.port, 'JSON', 'b@example.com', 'pw', 'Room');
     await call(svc.port, 'POST', `/api/updatedevicejson/${j.key}/${j.id}/${j.pin}`, '{"temp":4}');
-    await page.waitForFunction(`document.querySelector('${card} .last-value')?.textContent === '23.5'`, undefined, { timeout: 5000 });
-    await page.waitForFunction(`document.querySelectorAll('section.device').length === 2`, undefined, { timeout: 5000 });
+    await until(page, `document.querySelector('${card} .last-value')?.textContent === '23.5'`, 5000);
+    await until(page, `document.querySelectorAll('section.device').length === 2`, 5000);
     expect(await page.locator(`${card} .chart`).getAttribute('data-points')).toBe('2');
     const points = (await page.locator(`${card} .chart polyline`).getAttribute('points')) ?? '';
     expect(points.trim().split(/\s+/)).toHaveLength(2);
@@ -111,15 +111,15 @@ describe.skipIf(skipReason !== undefined)('dashboard in a browser', () => {
     page.on('pageerror', (e) => pageErrors.push(e.message));
     await page.goto(`${svc.url}/`);
     const card = `section.device[data-device-id="${v.id}"]`;
-    await page.waitForFunction(`document.querySelector('${card} .last-value')?.textContent === '0'`, undefined, { timeout: 5000 });
+    await until(page, `document.querySelector('${card} .last-value')?.textContent === '0'`, 5000);
     // Only Value devices have the form.
     expect(await page.locator(`section.device[data-device-id="${j.id}"] .set-form`).count()).toBe(0);
     expect(await page.locator(`${card} form.set-form[data-device-id="${v.id}"]`).count()).toBe(1);
 
     await page.locator(`${card} .set-value`).fill('1');
     await page.locator(`${card} .set-button`).click();
-    await page.waitForFunction(`document.querySelector('${card} .set-answer')?.textContent === 'ok: Value updated'`, undefined, { timeout: 5000 });
-    await page.waitForFunction(`document.querySelector('${card} .last-value')?.textContent === '1'`, undefined, { timeout: 5000 });
+    await until(page, `document.querySelector('${card} .set-answer')?.textContent === 'ok: Value updated'`, 5000);
+    await until(page, `document.querySelector('${card} .last-value')?.textContent === '1'`, 5000);
     expect(await page.locator(`${card} .write-count`).textContent()).toBe('2');
     const read = await call(svc.port, 'GET', `/api/showdevicevalue/${v.key}/${v.id}/${v.pin}`);
     expect(read.body).toBe('1');
@@ -127,7 +127,7 @@ describe.skipIf(skipReason !== undefined)('dashboard in a browser', () => {
     // Enter submits too; a refused value shows the service's reason and stores nothing.
     await page.locator(`${card} .set-value`).fill('');
     await page.locator(`${card} .set-value`).press('Enter');
-    await page.waitForFunction(`document.querySelector('${card} .set-answer')?.textContent?.startsWith('error 400: value: ')`, undefined, { timeout: 5000 });
+    await until(page, `document.querySelector('${card} .set-answer')?.textContent?.startsWith('error 400: value: ')`, 5000);
     expect(await page.locator(`${card} .set-answer`).getAttribute('class')).toContain('error');
     expect((await call(svc.port, 'GET', `/api/showdevicevalue/${v.key}/${v.id}/${v.pin}`)).body).toBe('1');
 
@@ -162,7 +162,7 @@ describe.skipIf(skipReason !== undefined)('the simulated board panel in a browse
   it('lists pin, output name, kind and level, and follows changes', async () => {
     const page = await browser.newPage();
     await page.goto(`${svc.url}/`);
-    await page.waitForFunction(`document.getElementById('status').textContent.indexOf('updated') >= 0`, undefined, { timeout: 5000 });
+    await until(page, `document.getElementById('status').textContent.indexOf('updated') >= 0`, 5000);
     expect(await page.locator('#board-box').isVisible()).toBe(false);
 
     panel = {
@@ -174,7 +174,7 @@ describe.skipIf(skipReason !== undefined)('the simulated board panel in a browse
       ],
     };
     const row = (gpio: number): string => `#board tr[data-gpio="${gpio}"]`;
-    await page.waitForFunction(`document.querySelectorAll('#board tbody tr').length === 3`, undefined, { timeout: 5000 });
+    await until(page, `document.querySelectorAll('#board tbody tr').length === 3`, 5000);
     expect(await page.locator('#board-box').isVisible()).toBe(true);
     expect(await page.locator('#board-title').textContent()).toBe('pico-w HOST000000000001, simulated');
     expect(await page.locator(`${row(16)} td`).allTextContents()).toEqual(['GP16', 'relay', 'digital', 'off', '1']);
@@ -183,7 +183,7 @@ describe.skipIf(skipReason !== undefined)('the simulated board panel in a browse
     expect(await page.locator(row(16)).getAttribute('data-level')).toBe('0');
 
     panel.outputs[0] = { gpio: 16, name: 'relay', kind: 'digital', level: 1, freqHz: null, writes: 2, open: true };
-    await page.waitForFunction(`document.querySelector('${row(16)}')?.getAttribute('data-level') === '1'`, undefined, { timeout: 5000 });
+    await until(page, `document.querySelector('${row(16)}')?.getAttribute('data-level') === '1'`, 5000);
     expect(await page.locator(`${row(16)} .output-level`).textContent()).toBe('ON');
     expect(await page.locator(row(16)).getAttribute('class')).toBe('high');
   });
