@@ -61,8 +61,6 @@ export interface Runtime {
   agent(): Agent | undefined;
   /** The running agent's outputs (src/agent/outputs.ts), once started; undefined without any. */
   outputs(): Outputs | undefined;
-  /** The cold loader's load() (RuntimeHooks.load), for commands that need other cold code: i2cScan() the board's I2C. */
-  readonly load?: LoadCold;
   /** Saves `next` and restarts into it: the board on the device (the agent's maker is gone), the agent in place on the host. An error line, or undefined. */
   apply(next: AgentConfig): string | undefined;
   /** Leaves safe mode and starts the agent if the config allows. */
@@ -152,7 +150,6 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
 
   const rt: Runtime = {
     p,
-    load: hooks.load,
     queue: () => sup.queue,
     state,
     store,

@@ -30,6 +30,8 @@ export interface SimChip {
 }
 
 export interface SimI2c extends I2cPorts {
+  /** A bus's handle is its operations (the host's code is never let go). */
+  open(bus: number, sda: number, scl: number, hz: number): I2cBus;
   /** Puts a chip at an address of bus 0 or 1 (plugged in: it answers from now on). Its faults are for it to read. */
   attach(bus: number, addr: number, make: (faults: SimFaults) => SimChip): SimChip;
   /** Sets (or clears) a fault of the chip at bus/addr. Clearing 'nack' plugs it in again: it starts as after power-up. */
@@ -107,7 +109,9 @@ export function createSimI2c(o: { clock: Clock }): SimI2c {
   };
 
   return {
+    // The handle is the bus's operations themselves: the host's code stays loaded.
     open: openBus,
+    use: (h) => h as I2cBus,
     attach(bus, addr, make) {
       const faults: SimFaults = { nack: false, corruptCrc: false, skipped: false, holdSda: false };
       const chip = make(faults);

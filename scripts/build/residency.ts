@@ -60,7 +60,7 @@ export const DRIVER_DIR = 'sensors/i2c/drivers';
 
 /**
  * The rows the kinds table implies: each kind's driver, a cold module of the
- * kind's name, kept while its sensors run. Adding a kind is its driver, its
+ * kind's name, loaded for each step of its sensors. Adding a kind is its driver, its
  * test and its line in the kinds table; nothing here.
  */
 export function driverRows(): { modules: Record<string, ModuleClass>; cold: Record<string, ColdEntry> } {
@@ -69,7 +69,7 @@ export function driverRows(): { modules: Record<string, ModuleClass>; cold: Reco
   for (const kind of Object.keys(I2C_KINDS)) {
     const from = `${DRIVER_DIR}/${kind}.ts`;
     modules[from] = 'cold';
-    cold[kind] = { from, export: 'driver', kept: true, about: `the ${kind} I2C driver (src/sensors/i2c/kinds.ts lists the kinds): loaded with the agent when a sensor of kind ${kind} is carried, kept while it runs` };
+    cold[kind] = { from, export: 'driver', about: `the ${kind} I2C driver (src/sensors/i2c/kinds.ts lists the kinds): loaded for each step of a sensor of kind ${kind}, with the module 'i2c', and let go after` };
   }
   return { modules, cold };
 }

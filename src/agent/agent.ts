@@ -10,7 +10,7 @@ import { createServiceClient } from '../service/client';
 import type { ServiceClient } from '../service/client';
 import { createSensor } from '../sensors/index';
 import type { Sensor } from '../sensors/index';
-import type { I2cSensors, startI2c as StartI2c } from '../sensors/i2c/sensors';
+import type { I2cEnv, I2cSensor } from '../sensors/i2c/state';
 import { createAssembler } from './assembler';
 import { createLink } from './link';
 import type { Link } from './link';
@@ -44,8 +44,8 @@ export interface Agent {
   /** The HTTP client under `client`, for its failure counts. */
   readonly http: HttpClient;
   readonly queue: Outbox;
-  /** The I2C sensors (the cold module 'i2c'), when some are configured and their code loaded. */
-  readonly i2c: I2cSensors | undefined;
+  /** The I2C sensors (their state: src/sensors/i2c/state.ts), when some are carried. */
+  readonly i2c: I2cSensor[] | undefined;
   start(): void;
   stop(): void;
   running(): boolean;
@@ -139,34 +139,21 @@ export function createAgent(o: {
     assembler.onSample(e);
     if (o.onSample) o.onSample(e);
   };
-  // I2C parts (an address, not a pin): their code is cold, loaded only when one is carried.
-  const onBus: SensorConfig[] = [];
-  let i2c: I2cSensors | undefined;
+  // I2C parts (an address, not a pin) share one plain object; their steps are cold code.
+  let env: I2cEnv | undefined;
+  let i2c: I2cSensor[] | undefined;
   let sampler: Sampler;
   try {
     for (const cfg of used) {
-      if (cfg.address !== undefined) onBus.push(cfg);
-      else {
-        const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers });
-        sensors.push(sensor);
-        sampled.push({ sensor, filter: createChain(cfg.filters), intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' });
+      if (cfg.address !== undefined && !env) {
+        env = { p_: p, load_: o.load as ColdLoader['load'], emit_: onSample, chain_: createChain, busy_: () => uplink.stats().inFlightSinceMs !== undefined, buses_: [] };
+        i2c = [];
       }
-    }
-    if (onBus.length) {
-      // The runtime always gives the loader; a harness with I2C sensors must too.
-      const load = o.load as ColdLoader['load'];
-      const m = load<typeof StartI2c>('i2c');
-      const made = m.ok ? m.value({ cfgs: onBus, p, load, chain: createChain, emit: onSample }) : m.error;
-      if (typeof made === 'string') p.log.error('i2c: ' + made + '; the I2C sensors are not read');
-      else {
-        i2c = made;
-        for (let k = 0; k < onBus.length; k++) {
-          const sensor = made.sensors[k] as Sensor;
-          sensors.push(sensor);
-          // Each quantity has its filters in the I2C code: none here.
-          sampled.push({ sensor, filter: undefined, intervalMs: (onBus[k] as SensorConfig).intervalMs });
-        }
-      }
+      const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers, i2c: cfg.address === undefined ? undefined : env });
+      sensors.push(sensor);
+      if (cfg.address !== undefined) (i2c as I2cSensor[]).push(sensor as unknown as I2cSensor);
+      // An I2C part's quantities have their own filters (src/sensors/i2c/sensors.ts).
+      sampled.push({ sensor, filter: cfg.address === undefined ? createChain(cfg.filters) : undefined, intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' });
     }
     sampler = createSampler({
       sensors: sampled,

@@ -67,10 +67,9 @@ export function healthReport(rt: HealthRt): string {
     r.sampler = { runs: s.runs, errors: s.errors };
     if (a.i2c) {
       const i2c: Record<string, unknown> = {};
-      const list = a.i2c.stats();
-      for (let i = 0; i < list.length; i++) {
-        const st = list[i] as (typeof list)[0];
-        i2c[st.name] = { reads: st.reads, failed: st.failures, error: st.error === undefined ? null : st.error };
+      for (let i = 0; i < a.i2c.length; i++) {
+        const s = a.i2c[i] as (typeof a.i2c)[0];
+        i2c[s.name] = { reads: s.reads_, failed: s.failures_, error: s.error_ === undefined ? null : s.error_ };
       }
       r.i2c = i2c;
     }

@@ -41,17 +41,20 @@ export function stateCommands(c: Ctx<StateRt>): Commands {
       const a = rt.agent();
       if (!a) return fail('sensors: the agent is not running (' + rt.why() + ')');
       const got = a.sampler.peek();
-      // An I2C part is not read on demand: its last conversion, with its age.
-      const i2c = a.i2c;
-      const last = i2c ? i2c.latest() : [];
+      // An I2C part is not read on demand (a conversion takes time): its last, with its age.
       const now = rt.p.clock.uptimeMs();
-      if (!got.length && !last.length) out('no sensor gave a reading');
-      for (const s of got.concat(last)) {
-        out(s.sensor + ' = ' + Math.round(s.value * 1000) / 1000 + (s.unit ? ' ' + s.unit : '') + (s.base ? ' (read ' + Math.round((now - s.atMs) / 1000) + ' s ago)' : ''));
+      if (!got.length && !a.i2c) out('no sensor gave a reading');
+      for (const s of got) out(s.sensor + ' = ' + Math.round(s.value * 1000) / 1000 + (s.unit ? ' ' + s.unit : ''));
+      for (const s of a.i2c || []) {
+        const ids = s.ids_ || [];
+        for (let i = 0; i < ids.length; i++) {
+          const v = s.last_[i] as number;
+          if (v === v) out(String(ids[i]) + ' = ' + Math.round(v * 1000) / 1000 + ' ' + String(s.units_[i]) + ' (read ' + Math.round((now - s.at_) / 1000) + ' s ago)');
+        }
+        if (s.error_ !== undefined) out(s.name + ': no reading now: ' + s.error_);
+        else if (!ids.length) out(s.name + ': no reading yet');
       }
-      for (const st of i2c ? i2c.stats() : []) if (st.error !== undefined) out(st.name + ': no reading now: ' + st.error);
     },
-
 
     resume() {
       rt.resume();

@@ -2,14 +2,14 @@
 // everyday commands' module does not carry it.
 import { getBoard } from '../board';
 import { hex } from '../config/schema';
-import type { I2cBus, I2cPorts } from '../ports/ports';
+import type { I2cBus } from '../ports/ports';
 import type { Runtime } from '../runtime';
 import { I2C_KINDS } from '../sensors/i2c/kinds';
-import { scanBus } from '../sensors/i2c/sensors';
+import { portsOf, scanBus } from '../sensors/i2c/sensors';
 import type { Commands, Ctx } from './shared';
 
 /** What i2cScan() reaches. */
-export type ScanRt = Pick<Runtime, 'p' | 'config' | 'agent' | 'load' | 'consoleError'>;
+export type ScanRt = Pick<Runtime, 'p' | 'config' | 'agent' | 'consoleError'>;
 
 export function scanCommands(c: Ctx<ScanRt>): Commands {
   return {
@@ -38,21 +38,19 @@ function i2cScan(rt: ScanRt, bus: unknown, out: (l: string) => void, fail: (l: s
   }
   const scl = sda + 1;
   const a = rt.agent();
-  let found = a && a.i2c ? a.i2c.scan(bus) : undefined;
-  if (!found) {
+  const env = a && a.i2c && (a.i2c[0] as (typeof a.i2c)[0]).env_;
+  const open = env && env.buses_[bus];
+  let found: number[];
+  if (env && open) found = scanBus(portsOf(env.p_).use(open.h_));
+  else {
     // The bus is not open: its pins must not serve anything else.
     for (const o of (cfg.sensors as { name: string; pin?: number }[]).concat(cfg.outputs)) {
       if (o.pin === sda || o.pin === scl) return fail('i2cScan: GP' + o.pin + ' is ' + o.name + "'s pin; bus " + bus + ' would take GP' + sda + ' and GP' + scl);
     }
-    let ports = rt.p.i2c;
-    if (!ports) {
-      const m = rt.load ? rt.load<I2cPorts>('kaluma-i2c') : { ok: false as const, error: 'no I2C on this platform' };
-      if (!m.ok) return fail('i2cScan: ' + m.error);
-      ports = m.value;
-    }
+    const ports = portsOf(rt.p);
     let port: I2cBus;
     try {
-      port = ports.open(bus, sda, scl, hz);
+      port = ports.use(ports.open(bus, sda, scl, hz));
     } catch (e) {
       return fail('i2cScan: cannot open bus ' + bus + ' on GP' + sda + '/GP' + scl + ': ' + String(e));
     }

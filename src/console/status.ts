@@ -110,15 +110,12 @@ function heldLines(say: Say, rt: StatusRt, a: Agent, u: UplinkStats, now: number
 }
 
 /** One line per I2C sensor: its part, address and bus, reads and failures, and the failure of now. */
-function i2cLines(say: Say, rt: StatusRt, a: Agent): void {
-  const list = a.i2c ? a.i2c.stats() : [];
-  const cfgs = rt.config().sensors;
+function i2cLines(say: Say, a: Agent): void {
+  const list = a.i2c || [];
   for (let i = 0; i < list.length; i++) {
-    const st = list[i] as (typeof list)[0];
-    let c = cfgs[0];
-    for (const x of cfgs) if (x.name === st.name) c = x;
-    const where = c ? ' (' + c.kind + ' at 0x' + (c.address as number).toString(16) + ', bus ' + String(c.bus) + ')' : '';
-    say('i2c', st.name + where + ': ' + count(st.reads, 'read', 'reads') + ', ' + st.failures + ' failed' + (st.error === undefined ? '' : '; failing now: ' + st.error));
+    const s = list[i] as (typeof list)[0];
+    const c = s.cfg_;
+    say('i2c', s.name + ' (' + c.kind + ' at 0x' + (c.address as number).toString(16) + ', bus ' + String(c.bus) + '): ' + count(s.reads_, 'read', 'reads') + ', ' + s.failures_ + ' failed' + (s.error_ === undefined ? '' : '; failing now: ' + s.error_));
   }
 }
 
@@ -151,7 +148,7 @@ function agentLines(say: Say, rt: StatusRt, a: Agent, now: number): void {
   say('clock', a.time.known() ? new Date(p.clock.wallMs()).toISOString() : 'not set yet (set from the service\'s Date header)');
   const s = a.sampler.stats();
   say('sampler', count(s.runs, 'run', 'runs') + ', ' + count(s.errors, 'sensor error', 'sensor errors') + ', ' + s.dropped + ' filtered out');
-  i2cLines(say, rt, a);
+  i2cLines(say, a);
   heldLines(say, rt, a, u, now);
   const hc = rt.config().health;
   if (hc && hc.id) say('health', 'device ' + hc.id + ', ' + count(u.reports, 'report', 'reports') + (u.lastReportMs === undefined ? '' : ', last ' + ago(now - u.lastReportMs) + ' ago') + ', every ' + ago(hc.intervalMs));

@@ -81,10 +81,16 @@ export interface I2cBus {
   close(): void;
 }
 
-/** Opens I2C buses. */
+/**
+ * Opens I2C buses. An open bus is a handle, data its user keeps between
+ * uses, and its operations are asked for at each use: the board's I2C code
+ * is cold and let go between them (src/sensors/i2c/state.ts).
+ */
 export interface I2cPorts {
-  /** Bus 0 or 1 on its SDA and SCL pins at `hz`. Throws (a bug) on pins the platform rejects: the config checker checks them first. */
-  open(bus: number, sda: number, scl: number, hz: number): I2cBus;
+  /** Bus 0 or 1 on its SDA and SCL pins at `hz`: its handle. Throws (a bug) on pins the platform rejects: the config checker checks them first. */
+  open(bus: number, sda: number, scl: number, hz: number): object;
+  /** The operations on a bus opened by open(). */
+  use(handle: object): I2cBus;
 }
 
 export interface WifiCredentials {

@@ -3,12 +3,14 @@
 // (an I2C part, say) adds its branch to make and sample.
 import type { SensorConfig } from '../config/types';
 import type { AnalogIn, DigitalIn, Pins, TimerId, Timers } from '../ports/ports';
+import type { I2cEnv, I2cSensor } from './i2c/state';
+import type { stepI2c as StepI2c } from './i2c/sensors';
 import type { Sensor, SensorSample } from './sensor';
 
 export type { Sensor, SensorSample } from './sensor';
 
 // Properties ending in '_' get short names in the device build (scripts/build/mangle.ts).
-interface Live extends Sensor {
+interface Live extends Sensor, Partial<Omit<I2cSensor, 'name' | 'poll_'>> {
   cfg_: SensorConfig;
   /** The open input; undefined once closed. */
   input_: (AnalogIn & DigitalIn) | undefined;
@@ -40,9 +42,17 @@ interface Live extends Sensor {
  * (interrupt callbacks are unsafe on the target runtime). Pulses shorter than
  * pollMs can be missed; this suits contacts and slow meters, not fast pulse trains.
  */
-export function createSensor(o: { cfg: SensorConfig; pins: Pins; timers: Timers }): Sensor {
+export function createSensor(o: { cfg: SensorConfig; pins: Pins; timers: Timers; i2c?: I2cEnv }): Sensor {
   const cfg = o.cfg;
   const kind = cfg.kind;
+  if (o.i2c) {
+    // An I2C part (an address, not a pin): data only, its steps are cold code (./i2c/sensors.ts).
+    const q: I2cSensor & Live = {
+      name: cfg.name, sample, close, cfg_: cfg, poll_: undefined, timers_: o.timers, input_: undefined, vrefOrInvert_: 0, scale_: 0, offset_: 0, edges_: 0, level_: 0,
+      env_: o.i2c, phase_: 0, next_: () => step(q), chip_: undefined, reads_: 0, failures_: 0, error_: undefined, ids_: undefined, units_: [], filters_: [], scales_: [], offsets_: [], last_: [], at_: 0,
+    };
+    return q;
+  }
   const s: Live = { name: cfg.name, sample, close, cfg_: cfg, input_: undefined, vrefOrInvert_: cfg.vrefV ?? 3.3, scale_: cfg.scale ?? 1, offset_: cfg.offset ?? 0, edges_: 0, level_: 0, poll_: undefined, timers_: o.timers };
   if (kind === 'digital' || kind === 'counter') {
     const input = o.pins.digitalIn(cfg.pin, cfg.pull ?? (kind === 'digital' ? 'none' : 'up')) as AnalogIn & DigitalIn;
@@ -73,7 +83,32 @@ export function createSensor(o: { cfg: SensorConfig; pins: Pins; timers: Timers 
   return s;
 }
 
-function sample(this: Live): SensorSample | undefined {
+/**
+ * An I2C part's next step: the cold module 'i2c' loaded, run and let go; put
+ * off while a request is in flight, so its code's heap does not add to the
+ * request's. A module that cannot be loaded is a failed step, said when its
+ * reason changes.
+ */
+function step(s: I2cSensor & Live): void {
+  const e = s.env_;
+  s.poll_ = undefined;
+  if (!e) return;
+  if (e.busy_()) {
+    s.poll_ = s.timers_.setTimeout(s.next_, 100);
+    return;
+  }
+  const m = e.load_<typeof StepI2c>('i2c');
+  if (m.ok) return m.value(s);
+  s.failures_++;
+  if (s.error_ !== m.error) e.p_.log.error('sensor ' + s.name + ': ' + (s.error_ = m.error));
+}
+
+function sample(this: Live): SensorSample | undefined | null {
+  // An I2C part: a conversion started, its readings come later (none while one is under way).
+  if (this.env_) {
+    if (this.poll_ === undefined) step(this as I2cSensor & Live);
+    return null;
+  }
   const input = this.input_;
   const cfg = this.cfg_;
   if (!input) return undefined;
@@ -107,8 +142,10 @@ function sample(this: Live): SensorSample | undefined {
 }
 
 function close(this: Live): void {
-  if (!this.input_) return;
   if (this.poll_ !== undefined) this.timers_.clearTimeout(this.poll_);
-  this.input_.close();
+  this.poll_ = undefined;
+  // An I2C part takes no more steps; its bus is taken again by the next start (I2cPorts.open).
+  this.env_ = undefined;
+  if (this.input_) this.input_.close();
   this.input_ = undefined;
 }

@@ -50,7 +50,7 @@ describe('the I2C stand-in on the engine', () => {
 
   it('answers as the BME280 and the SHT4x it states, through the board port and the drivers', async () => {
     const { port } = await load();
-    const bus = port.kalumaI2c.open(0, 4, 5, 100000);
+    const bus = port.kalumaI2c.use(port.kalumaI2c.open(0, 4, 5, 100000));
     const [t, h, p] = sample(bme280, bus, 0x76) as number[];
     expect(Math.abs(t! - 21.5)).toBeLessThan(0.01);
     expect(Math.abs(h! - 45)).toBeLessThan(0.01);
@@ -65,7 +65,7 @@ describe('the I2C stand-in on the engine', () => {
     const { ctx, req, port } = await load();
     const read = ctx['digitalRead'] as (pin: number) => number;
     expect(read(4)).toBe(0);
-    const bus = port.kalumaI2c.open(0, 4, 5, 100000);
+    const bus = port.kalumaI2c.use(port.kalumaI2c.open(0, 4, 5, 100000));
     expect(bus.stuck()).toBeUndefined();
     expect([read(4), read(5), read(6)]).toEqual([1, 1, 0]);
     const I2C = req('i2c').I2C;

@@ -44,7 +44,7 @@ describe('the Kaluma I2C port', () => {
   it("requires Kaluma's i2c module at the first open, not when loaded, and opens the bus on the pins at the frequency given", async () => {
     const { k, port, required } = await board();
     expect(required).toEqual([]);
-    const bus = port.kalumaI2c.open(0, 4, 5, 400000);
+    const bus = port.kalumaI2c.use(port.kalumaI2c.open(0, 4, 5, 400000));
     expect(required).toEqual(['i2c']);
     expect(k.calls).toEqual(['new 0 4 5 400000']);
     expect(read(bus, 0x76, 0xd0, 1)).toEqual([0x60]);
@@ -55,21 +55,21 @@ describe('the Kaluma I2C port', () => {
     const I2C = k.module.I2C as new (bus: number, o?: object) => { close(): void };
     new I2C(0);
     expect(k.isOpen(0)).toBe(true);
-    const bus = port.kalumaI2c.open(0, 4, 5, 100000);
+    const bus = port.kalumaI2c.use(port.kalumaI2c.open(0, 4, 5, 100000));
     expect(read(bus, 0x76, 0xd0, 1)).toEqual([0x60]);
     // Opened again (a configuration rebuilt): the earlier handle no longer touches the bus, its close() included.
-    const again = port.kalumaI2c.open(0, 4, 5, 100000);
+    const again = port.kalumaI2c.use(port.kalumaI2c.open(0, 4, 5, 100000));
     expect(bus.read(0x76, 1)).toBe('bus closed');
     expect(bus.recover()).toBe('bus closed');
     bus.close();
     expect(k.isOpen(0)).toBe(true);
     expect(read(again, 0x76, 0xd0, 1)).toEqual([0x60]);
-    expect(() => port.kalumaI2c.open(1, 4, 5, 100000)).toThrow(/Device Init/);
+    expect(() => port.kalumaI2c.use(port.kalumaI2c.open(1, 4, 5, 100000))).toThrow(/Device Init/);
   });
 
   it("answers 'no answer' for a NACK, counts a refused data byte, refuses empty transfers before Kaluma sees them", async () => {
     const { k, port } = await board();
-    const bus = port.kalumaI2c.open(0, 4, 5, 100000);
+    const bus = port.kalumaI2c.use(port.kalumaI2c.open(0, 4, 5, 100000));
     expect(bus.write(0x50, [1])).toBe('no answer');
     expect(bus.read(0x50, 2)).toBe('no answer');
     expect(bus.write(0x44, [0x42])).toBe('took 0 of 1 bytes');
@@ -83,7 +83,7 @@ describe('the Kaluma I2C port', () => {
 
   it("passes a timeout read() keeps whole (Kaluma cuts it to 8 bits), and each write's bytes exactly", async () => {
     const { k, port } = await board();
-    const bus = port.kalumaI2c.open(0, 4, 5, 100000);
+    const bus = port.kalumaI2c.use(port.kalumaI2c.open(0, 4, 5, 100000));
     read(bus, 0x76, 0x88, 26);
     const timeouts = k.calls.filter((c) => /^[wr] /.test(c)).map((c) => Number(/t(\d+)$/.exec(c)![1]));
     expect(new Set(timeouts)).toEqual(new Set([50]));
@@ -92,7 +92,7 @@ describe('the Kaluma I2C port', () => {
 
   it('a BME280 driver through the port gives back the target within 0.01', async () => {
     const { port, time } = await board();
-    const chip = readied(bme280, port.kalumaI2c.open(0, 4, 5, 100000), 0x76, (ms) => time.jump(ms));
+    const chip = readied(bme280, port.kalumaI2c.use(port.kalumaI2c.open(0, 4, 5, 100000)), 0x76, (ms) => time.jump(ms));
     if (typeof chip === 'string') throw new Error(chip);
     const [t, h, p] = chip.sample() as number[];
     expect(Math.abs(t! - AIR.tempC)).toBeLessThan(0.01);
@@ -102,7 +102,7 @@ describe('the Kaluma I2C port', () => {
 
   it('says a held SDA, and recover() closes the bus, clocks SCL through the PWM block until SDA is let go, and opens it again', async () => {
     const { k, port } = await board();
-    const bus = port.kalumaI2c.open(0, 4, 5, 100000);
+    const bus = port.kalumaI2c.use(port.kalumaI2c.open(0, 4, 5, 100000));
     expect(bus.stuck()).toBeUndefined();
     k.sim.fault(0, 0x44, 'holdSda');
     expect(bus.stuck()).toBe('SDA held low');
@@ -117,7 +117,7 @@ describe('the Kaluma I2C port', () => {
 
   it('gives up after 9 clocks, and says so; a free bus is re-opened without a clock', async () => {
     const { k, port } = await board();
-    const bus = port.kalumaI2c.open(0, 4, 5, 100000);
+    const bus = port.kalumaI2c.use(port.kalumaI2c.open(0, 4, 5, 100000));
     expect(bus.recover()).toBe('lines high; 0 clocks on SCL; free; re-opened');
     k.clocksToFree = 20;
     k.sim.fault(0, 0x44, 'holdSda');
@@ -126,9 +126,34 @@ describe('the Kaluma I2C port', () => {
     expect(k.isOpen(0)).toBe(true);
   });
 
+  it("keeps no code in a bus's handle: the port let go and loaded again drives the bus through it, and still retires an earlier handle", async () => {
+    const { k, port } = await board();
+    const first = port.kalumaI2c.open(0, 4, 5, 100000);
+    const h = port.kalumaI2c.open(0, 4, 5, 100000);
+    const fns: string[] = [];
+    const walk = (o: object, at: string): void => {
+      for (const [key, v] of Object.entries(o)) {
+        if (typeof v === 'function') fns.push(at + key);
+        // Kaluma's own I2C object: its methods are the firmware's, on its prototype.
+        else if (v && typeof v === 'object' && !(v instanceof (k.module.I2C as new () => object))) walk(v as object, at + key + '.');
+      }
+    };
+    walk(h, '');
+    expect(fns).toEqual([]);
+    vi.resetModules();
+    const again = await import('../../src/ports/kaluma/i2c');
+    expect(again.kalumaI2c).not.toBe(port.kalumaI2c);
+    expect(read(again.kalumaI2c.use(h), 0x76, 0xd0, 1)).toEqual([0x60]);
+    expect(again.kalumaI2c.use(first).read(0x76, 1)).toBe('bus closed');
+    again.kalumaI2c.use(first).close();
+    expect(k.isOpen(0)).toBe(true);
+    again.kalumaI2c.use(h).close();
+    expect(k.isOpen(0)).toBe(false);
+  });
+
   it('close() closes the bus once; the handle then answers bus closed', async () => {
     const { k, port } = await board();
-    const bus = port.kalumaI2c.open(1, 2, 3, 100000);
+    const bus = port.kalumaI2c.use(port.kalumaI2c.open(1, 2, 3, 100000));
     bus.close();
     bus.close();
     expect(k.isOpen(1)).toBe(false);

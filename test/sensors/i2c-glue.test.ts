@@ -1,16 +1,20 @@
-// The I2C sensors' glue (src/sensors/i2c/sensors.ts) with a scripted bus and
-// a scripted driver: conversions end on a timer, each quantity calibrated and
-// filtered on its own, failures counted and said once per change, a part
-// plugged in later read without a restart, a held bus freed and said so.
+// The I2C sensors' steps (src/sensors/i2c/sensors.ts, through the agent's
+// sensor objects in src/sensors/index.ts) with a scripted bus and driver:
+// each step loads its code and lets it go; conversions end on a timer; each
+// quantity is calibrated and filtered on its own; failures are counted and
+// said once per change; a part plugged in later is read without a restart; a
+// held bus is freed and said so; a step waits while a request is in flight.
 import { describe, expect, it } from 'vitest';
 import type { SampleEvent } from '../../src/agent/sampler';
-import { configOf } from '../fakes/validate';
 import { createChain } from '../../src/filters/index';
 import type { I2cBus, I2cPorts } from '../../src/ports/ports';
-import type { Chip, Driver } from '../../src/sensors/i2c/driver';
-import { scanBus, startI2c } from '../../src/sensors/i2c/sensors';
-import type { I2cSensors } from '../../src/sensors/i2c/sensors';
+import { createSensor } from '../../src/sensors/index';
+import type { Driver } from '../../src/sensors/i2c/driver';
+import { scanBus, stepI2c } from '../../src/sensors/i2c/sensors';
+import type { I2cEnv, I2cSensor } from '../../src/sensors/i2c/state';
+import type { Sensor } from '../../src/sensors/sensor';
 import { createFakeTime } from '../fakes/time';
+import { configOf } from '../fakes/validate';
 
 interface Script {
   /** What the next init, start or read gives: a failure string, or undefined for success. */
@@ -20,6 +24,8 @@ interface Script {
   values: number[];
   note?: string;
   held?: string;
+  /** The step's cold code cannot be loaded, and why. */
+  noCode?: string;
 }
 
 function rig(sensors: Record<string, unknown>[], script: Script) {
@@ -27,7 +33,6 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
   const lines: string[] = [];
   const log = { info: (l: string) => lines.push('I ' + l), error: (l: string) => lines.push('E ' + l) };
   const opened: number[][] = [];
-  let closed = 0;
   let recovered = 0;
   const bus: I2cBus = {
     write: (a) => (a === 0x44 || a === 0x76 ? undefined : 'no answer'),
@@ -38,46 +43,55 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
       script.held = undefined;
       return 'clocked SCL 3 times; SDA free; bus open again';
     },
-    close: () => void closed++,
+    close: () => undefined,
   };
-  const ports: I2cPorts = { open: (...a) => (opened.push(a), bus) };
+  const ports: I2cPorts = { open: (...a) => (opened.push(a), bus), use: (h) => h as I2cBus };
   const starts: number[] = [];
-  const driver: Driver = () => {
-    if (script.init) return script.init;
-    const chip: Chip = {
-      note_: script.note,
-      start_: () => (starts.push(time.now()), script.start ?? 10),
-      read_: () => script.read ?? script.values.slice(),
-    };
-    return chip;
+  const driver: Driver = {
+    init_: (_b, _a, note) => {
+      if (script.init) return script.init;
+      if (script.note) note(script.note);
+      return [7];
+    },
+    start_: (_b, _a, st) => (expect(st).toEqual([7]), starts.push(time.now()), script.start ?? 10),
+    read_: () => script.read ?? script.values.slice(),
   };
+  const loads: Record<string, number> = {};
   const cfg = configOf({ sensors, devices: [{ name: 'd', deviceId: 1, devicePin: 1, format: 'JSON', sensors: sensors.map((s) => s.name) }] });
   const events: SampleEvent[] = [];
-  const made = startI2c({
-    cfgs: cfg.sensors,
-    p: { i2c: ports, timers: time.timers, log, clock: time.clock },
-    load: <T>(name: string) => (name === 'bme280' || name === 'sht4x' ? { ok: true as const, value: driver as T } : { ok: false as const, error: 'cold code ' + name + ': not here' }),
-    chain: createChain,
-    emit: (e) => events.push(e),
-  });
-  if (typeof made === 'string') throw new Error(made);
-  const i2c: I2cSensors = made;
+  let busy = false;
+  const env: I2cEnv = {
+    p_: { i2c: ports, timers: time.timers, log, clock: time.clock },
+    load_: <T>(name: string) => {
+      loads[name] = (loads[name] || 0) + 1;
+      if (script.noCode) return { ok: false as const, error: script.noCode };
+      if (name === 'i2c') return { ok: true as const, value: stepI2c as T };
+      return name === 'bme280' || name === 'sht4x' ? { ok: true as const, value: driver as T } : { ok: false as const, error: 'cold code ' + name + ': not here' };
+    },
+    emit_: (e) => events.push(e),
+    chain_: createChain,
+    busy_: () => busy,
+    buses_: [],
+  };
+  const list: Sensor[] = cfg.sensors.map((c) => createSensor({ cfg: c, pins: undefined as never, timers: time.timers, i2c: env }));
+  const state = list as unknown as I2cSensor[];
   /** One period: every sensor sampled, then the conversion time passed. */
   const period = (): void => {
-    for (const s of i2c.sensors) expect(s.sample()).toBeNull();
+    for (const s of list) expect(s.sample()).toBeNull();
     time.advanceSync(20);
   };
-  return { time, lines, opened, events, i2c, period, starts, closed: () => closed, recovered: () => recovered };
+  return { time, lines, opened, events, list, state, period, starts, loads, env, recovered: () => recovered, setBusy: (b: boolean) => void (busy = b) };
 }
 
 const air = { name: 'air', kind: 'bme280' };
 
 describe('I2C sensors', () => {
-  it('read each quantity after the conversion time, on a timer, with its unit and name', () => {
+  it('read each quantity after the conversion time, on a timer, with its unit and name, loading their code for each step', () => {
     const r = rig([air], { values: [21.5, 45, 1013.25] });
-    r.i2c.sensors[0]?.sample();
+    r.list[0]?.sample();
     // Nothing before the part's conversion time: the loop was not blocked.
     expect(r.events).toEqual([]);
+    expect(r.loads).toEqual({ i2c: 1, bme280: 1 });
     r.time.advanceSync(9);
     expect(r.events).toEqual([]);
     r.time.advanceSync(1);
@@ -86,8 +100,12 @@ describe('I2C sensors', () => {
       ['air.humidity', 'air', 45, '%RH'],
       ['air.pressure', 'air', 1013.25, 'hPa'],
     ]);
+    expect(r.loads).toEqual({ i2c: 2, bme280: 2 });
     expect(r.opened).toEqual([[0, 4, 5, 100000]]);
-    expect(r.i2c.stats()).toMatchObject([{ name: 'air', reads: 1, failures: 0 }]);
+    expect(r.state[0]).toMatchObject({ reads_: 1, failures_: 0, error_: undefined });
+    // Between samples the sensor holds data, and the timer's callback it made once: no step code.
+    const fns = Object.entries(r.state[0] as object).filter(([, v]) => typeof v === 'function').map(([k]) => k);
+    expect(fns.sort()).toEqual(['close', 'next_', 'sample']);
   });
 
   it('calibrate and filter each quantity on its own', () => {
@@ -106,7 +124,7 @@ describe('I2C sensors', () => {
     expect(r.events.filter((e) => e.sensor === 'air.pressure').map((e) => e.value)).toEqual([1000]);
   });
 
-  it('skip a quantity the part does not have (a BMP280: NaN humidity), said once at start', () => {
+  it('skip a quantity the part does not have (a BMP280: NaN humidity), said once when readied', () => {
     const r = rig([air], { values: [20, NaN, 1000], note: 'BMP280 (no humidity)' });
     r.period();
     r.period();
@@ -119,13 +137,23 @@ describe('I2C sensors', () => {
     const r = rig([air], script);
     for (let i = 0; i < 5; i++) r.period();
     expect(r.events).toEqual([]);
-    expect(r.i2c.stats()).toMatchObject([{ name: 'air', reads: 0, failures: 5, error: 'reading chip id: no answer' }]);
+    expect(r.state[0]).toMatchObject({ reads_: 0, failures_: 5, error_: 'reading chip id: no answer' });
     expect(r.lines).toEqual(['E sensor air (bme280 at 0x76, bus 0): reading chip id: no answer; tried again every period']);
     script.init = undefined;
     r.period();
     expect(r.events).toHaveLength(3);
     expect(r.lines[1]).toBe('I sensor air: reading again (5 failures so far)');
-    expect(r.i2c.stats()[0]).toMatchObject({ reads: 1, failures: 5, error: undefined });
+    expect(r.state[0]).toMatchObject({ reads_: 1, failures_: 5, error_: undefined });
+  });
+
+  it('drop its last readings when it fails (NaN once), so they are not sent again as new', () => {
+    const script: Script = { values: [20, 50, 1000] };
+    const r = rig([air], script);
+    r.period();
+    script.read = 'reading the measurement: no answer';
+    r.period();
+    r.period();
+    expect(r.events.slice(3).map((e) => [e.sensor, e.value])).toEqual([['air.temperature', NaN], ['air.humidity', NaN], ['air.pressure', NaN]]);
   });
 
   it('log a failure again only when it changes, and ready the part again after one', () => {
@@ -140,7 +168,7 @@ describe('I2C sensors', () => {
       'E sensor air (bme280 at 0x76, bus 0): CRC mismatch; tried again every period',
       'E sensor air (bme280 at 0x76, bus 0): measurement skipped (raw 0x80000); tried again every period',
     ]);
-    expect(r.i2c.stats()[0]?.failures).toBe(4);
+    expect(r.state[0]?.failures_).toBe(4);
   });
 
   it('free a bus held low and say so once', () => {
@@ -155,53 +183,58 @@ describe('I2C sensors', () => {
   });
 
   it('do not start a conversion while one runs', () => {
-    const r = rig([air], { start: undefined, values: [1, 2, 3] });
-    r.i2c.sensors[0]?.sample();
-    r.i2c.sensors[0]?.sample();
+    const r = rig([air], { values: [1, 2, 3] });
+    r.list[0]?.sample();
+    r.list[0]?.sample();
     expect(r.starts).toHaveLength(1);
   });
 
-  it('open a shared bus once and close it with its last sensor', () => {
-    const r = rig([air, { name: 'leaf', kind: 'sht4x' }], { values: [1, 2] });
-    expect(r.opened).toHaveLength(1);
-    r.i2c.sensors[0]?.close();
-    expect(r.closed()).toBe(0);
-    r.i2c.sensors[1]?.close();
-    r.i2c.sensors[1]?.close();
-    expect(r.closed()).toBe(1);
-    expect(r.i2c.sensors[0]?.sample()).toBeNull();
-    expect(r.time.pending()).toBe(0);
-  });
-
-  it('list the addresses that answer on an open bus', () => {
+  it('wait while a request is in flight: no code loaded until it ends', () => {
     const r = rig([air], { values: [1, 2, 3] });
-    expect(r.i2c.scan(0)).toEqual([0x44, 0x76]);
-    expect(r.i2c.scan(1)).toBeUndefined();
+    r.setBusy(true);
+    r.list[0]?.sample();
+    r.time.advanceSync(500);
+    expect(r.loads).toEqual({});
+    r.setBusy(false);
+    r.time.advanceSync(100);
+    expect(r.loads).toEqual({ i2c: 1, bme280: 1 });
+    r.time.advanceSync(10);
+    expect(r.events).toHaveLength(3);
   });
 
-  it('show the last value of each quantity for sensors()', () => {
-    const r = rig([air], { values: [21, 40, 1000] });
+  it('count a step whose code cannot be loaded, said once per reason', () => {
+    const r = rig([air], { values: [1, 2, 3], noCode: 'cold code i2c: 9000 B of heap needed, 4000 B free' });
     r.period();
-    expect(r.i2c.latest().map((e) => [e.sensor, e.value, e.unit])).toEqual([
-      ['air.temperature', 21, 'C'], ['air.humidity', 40, '%RH'], ['air.pressure', 1000, 'hPa'],
-    ]);
+    r.period();
+    expect(r.state[0]).toMatchObject({ failures_: 2, error_: 'cold code i2c: 9000 B of heap needed, 4000 B free' });
+    expect(r.lines).toEqual(['E sensor air: cold code i2c: 9000 B of heap needed, 4000 B free']);
   });
 
-  it('refuse to start without a driver, naming it, and close the bus it opened', () => {
-    const time = createFakeTime();
-    let closed = 0;
-    const ports: I2cPorts = { open: () => ({ write: () => undefined, read: () => 'x', stuck: () => undefined, recover: () => '', close: () => void closed++ }) };
-    const cfg = configOf({ sensors: [{ name: 'lux', kind: 'bh1750' }] });
-    const made = startI2c({ cfgs: cfg.sensors, p: { i2c: ports, timers: time.timers, log: { info() {}, error() {} }, clock: time.clock }, load: () => ({ ok: false, error: 'cold code bh1750: not enough heap' }), chain: createChain, emit: () => undefined });
-    expect(made).toBe('sensor lux: the bh1750 driver: cold code bh1750: not enough heap');
-    expect(closed).toBe(1);
+  it('open a shared bus once, and take no step once closed', () => {
+    const r = rig([air, { name: 'leaf', kind: 'sht4x' }], { values: [1, 2, 3] });
+    r.period();
+    expect(r.opened).toHaveLength(1);
+    r.list[0]?.sample();
+    r.list[0]?.close();
+    r.list[0]?.close();
+    expect(r.time.pending()).toBe(0);
+    const n = r.loads['i2c'];
+    r.list[0]?.sample();
+    r.time.advanceSync(50);
+    expect(r.loads['i2c']).toBe(n);
+  });
+
+  it('name the driver a step could not load', () => {
+    const r = rig([{ name: 'lux', kind: 'bh1750' }], { values: [1] });
+    r.period();
+    expect(r.lines).toEqual(['E sensor lux (bh1750 at 0x23, bus 0): the bh1750 driver: cold code bh1750: not here; tried again every period']);
   });
 });
 
 describe('scanBus', () => {
   it('tries 0x08 to 0x77 only', () => {
     const asked: number[] = [];
-    scanBus({ write: () => undefined, read: (a) => (asked.push(a), 'no answer'), stuck: () => undefined, recover: () => '', close: () => undefined });
+    scanBus({ write: () => 'no answer', read: (a) => (asked.push(a), 'no answer'), stuck: () => undefined, recover: () => '', close: () => undefined });
     expect(asked[0]).toBe(0x08);
     expect(asked[asked.length - 1]).toBe(0x77);
     expect(asked).toHaveLength(0x70);

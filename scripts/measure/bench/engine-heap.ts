@@ -171,6 +171,16 @@ export async function engineHeap(): Promise<Row[]> {
     until: (ms) => ms[ms.length - 1]!.writes >= nWrites,
   });
 
+  // The same, with one BME280 and one SHT4x carried by the JSON device (the I2C issue's budget case).
+  const i2cP = fit(engine, big, {
+    pad,
+    name: 'board-i2c',
+    config: toSaved(referenceConfig({ i2c: true })),
+    periodMs: 2000,
+    seconds: nWrites / 3 + 150,
+    until: (ms) => ms[ms.length - 1]!.writes >= nWrites,
+  });
+
   row(
     'stand-in alone (empty bundle)',
     `live ${a ? a.occupied : '?'} B, peak ${a ? a.peak : '?'} B raw; minus Kaluma's own start-up (live ${k ? k.occupied : '?'} B, peak ${k ? k.peak : '?'} B): stand-in live ${S} B, peak +${a && k ? a.peak - k.peak : '?'} B`,
@@ -367,8 +377,34 @@ export async function engineHeap(): Promise<Row[]> {
       `${steady.note || engineName(r)}; 3 sensors (temp, soil median:5 two-point, door) every 1 s, Value/JSON/XML devices; the first boot checks flash.sh's config.json and restarts, then ${N} writes answered in ${((end?.realMs ?? 0) / 1000).toFixed(0)} s of real time (--writes 10000 for the issue's figure, ~56 min); floor = lowest post-GC probe over the marks at 10-20 %, 50-60 % and 90-100 % of the writes (a mark every 2 s); live = .gc/.mem at the end${r.boots > 2 ? `; ${r.boots - 2} watchdog reset(s)` : ''}; boot peak ${kb(bootPeak)}; harm ${end ? end.harm : '?'}; ${standInNote}`,
     );
   }
-  // In the table's order: stand-in, boot, reference configuration, drain, the two console sessions.
-  return [rows[0]!, rows[1]!, rows[5]!, rows[2]!, rows[3]!, rows[4]!];
+  // 4. The same with two I2C sensors: what they cost beside it.
+  {
+    const r = (await i2cP).r;
+    const ms = r.marks.filter((x) => x.boot > 0);
+    const end = ms[ms.length - 1];
+    const N = end ? end.writes : 0;
+    const floorOf = (run: BoardRun): number => {
+      const xs = run.marks.filter((x) => x.boot > 0);
+      const n = xs.length ? xs[xs.length - 1]!.writes : 0;
+      return minFloor(xs.filter((m) => m.writes >= n * 0.5));
+    };
+    const peakOfRun = (run: BoardRun): number => {
+      const xs = run.marks.filter((x) => x.boot > 0);
+      return xs.length ? xs[xs.length - 1]!.peak : NaN;
+    };
+    const f = floorOf(r);
+    const f0 = floorOf(steady.r);
+    const p = peakOfRun(r);
+    const p0 = peakOfRun(steady.r);
+    const sign = (x: number): string => (x >= 0 ? '+' : '') + x;
+    row(
+      'reference config + one BME280 and one SHT4x (every 1 s, in the JSON device)',
+      !end ? 'no figure: ' + death(r) : `post-GC floor ${f} B vs ${f0} B without (${sign(f0 - f)} B of heap taken, budget 3 KB); peak ${peakOf(p, S)} vs ${kb(p0)} without (${sign(p - p0)} B, budget +3 KB)`,
+      `${(await i2cP).note || engineName(r)}; ${N} writes; floors = lowest post-GC probe over the marks of the second half of each run; the I2C stand-in (scripts/measure/engine/i2c-standin.ts: Kaluma's i2c module's JS model answering as a BME280 at 0x76 and an SHT4x at 0x44) is in this run only: its own ~1.8 KB live is inside the figure, so the sensors' own cost is about 1.8 KB less; ${standInNote}`,
+    );
+  }
+  // In the table's order: stand-in, boot, reference configuration, I2C, drain, the two console sessions.
+  return [rows[0]!, rows[1]!, rows[5]!, rows[6]!, rows[2]!, rows[3]!, rows[4]!];
 }
 
 /** Index in stdout of the i-th heap mark. */

@@ -13,7 +13,7 @@ import { createKalumaSim } from '../../../test/bundle/kaluma-sim';
 import { testConfig } from '../../../test/fakes/config';
 
 /** The reference configuration of the heap issue, plus a counter sensor. */
-export function referenceConfig(o: { counter?: boolean; intervalMs?: number } = {}): AgentConfig {
+export function referenceConfig(o: { counter?: boolean; intervalMs?: number; i2c?: boolean } = {}): AgentConfig {
   const c = testConfig('http://data.example.net:8080/dds');
   // The agent section as a user gets it: watchdog, last-known-good and heap floor on.
   c.agent = defaultConfig().agent;
@@ -29,6 +29,12 @@ export function referenceConfig(o: { counter?: boolean; intervalMs?: number } = 
     { name: 'tj', deviceId: 2, devicePin: 2222, format: 'JSON', sensors: ['temp', 'soil', 'door'], decimals: 2 },
     { name: 'tx', deviceId: 3, devicePin: 3333, format: 'XML', sensors: ['soil', 'door'], decimals: 2 },
   ];
+  if (o.i2c) {
+    // One BME280 and one SHT4x on bus 0 (the issue's budget case), carried by the JSON device.
+    c.sensors.push({ name: 'air', kind: 'bme280', intervalMs: every, filters: [], bus: 0, address: 0x76 } as unknown as AgentConfig['sensors'][0]);
+    c.sensors.push({ name: 'leaf', kind: 'sht4x', intervalMs: every, filters: [], bus: 0, address: 0x44 } as unknown as AgentConfig['sensors'][0]);
+    c.devices[1]!.sensors.push('air', 'leaf');
+  }
   if (o.counter) {
     c.sensors.push({ name: 'pulses', kind: 'counter', pin: 14, intervalMs: every, unit: '', filters: [], pull: 'up', pollMs: 10 });
     c.devices[1]!.sensors.push('pulses');

@@ -20,17 +20,19 @@ export function crc8(b: Uint8Array, at: number): number {
  * humidity `rhZero` + `rhSpan` * S / 65535, clamped to 0..100 %RH.
  */
 export function shtDriver(cmd: number[], waitMs: number, rhZero: number, rhSpan: number): Driver {
-  return (bus, addr) => ({
-    start_: () => {
+  return {
+    // Nothing to ready: a missing chip shows at the first start.
+    init_: () => [],
+    start_(bus, addr) {
       const w = transfer(bus, addr, 'starting a measurement', cmd, 0);
       return w === undefined ? waitMs : w;
     },
-    read_: () => {
+    read_(bus, addr) {
       const b = transfer(bus, addr, 'reading the measurement', undefined, 6);
       if (typeof b === 'string') return b;
       if (crc8(b, 0) !== b[2] || crc8(b, 3) !== b[5]) return 'CRC mismatch';
       const rh = rhZero + (rhSpan * ((b[3]! << 8) | b[4]!)) / 65535;
       return [-45 + (175 * ((b[0]! << 8) | b[1]!)) / 65535, rh < 0 ? 0 : rh > 100 ? 100 : rh];
     },
-  });
+  };
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Chip } from '../../../src/sensors/i2c/driver';
+import type { Chip } from './fake-bus';
 import { driver } from '../../../src/sensors/i2c/drivers/bh1750';
-import { fakeBh1750, type FakeBh1750, fakeBus } from './fake-bus';
+import { fakeBh1750, type FakeBh1750, fakeBus, chipOf } from './fake-bus';
 
 function ready(dev: FakeBh1750, addr = 0x23): { chip: Chip; bus: ReturnType<typeof fakeBus> } {
   const bus = fakeBus({ [addr]: dev });
-  const chip = driver(bus, addr);
+  const chip = chipOf(driver, bus, addr);
   if (typeof chip === 'string') throw new Error(chip);
   return { chip, bus };
 }
@@ -72,7 +72,7 @@ describe('bh1750 driver', () => {
 
   it('needs no bus at start (a chip plugged in later is read once it answers)', () => {
     const bus = fakeBus({});
-    const chip = driver(bus, 0x23) as Chip;
+    const chip = chipOf(driver, bus, 0x23) as Chip;
     expect(chip.start_()).toBe('powering on: no answer');
     bus.chips[0x23] = fakeBh1750();
     expect(sample(chip)).toEqual([expect.closeTo(28066.67, 2)]);

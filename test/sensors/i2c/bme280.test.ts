@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Chip } from '../../../src/sensors/i2c/driver';
+import type { Chip } from './fake-bus';
 import { I2C_KINDS } from '../../../src/sensors/i2c/kinds';
 import { driver } from '../../../src/sensors/i2c/drivers/bme280';
-import { type Bme280Trim, fakeBme280, fakeBus, type FakeBme280 } from './fake-bus';
+import { type Bme280Trim, fakeBme280, fakeBus, type FakeBme280, chipOf } from './fake-bus';
 
 // The BMP280 datasheet's worked example (table "Compensation formula in 32 and
 // 64 bit fixed point"/floating point): 25.08 C and 100653.27 Pa.
@@ -13,7 +13,7 @@ const TRIM: Bme280Trim = { ...EXAMPLE, ...H };
 
 function ready(dev: FakeBme280, addr = 0x76): { chip: Chip; bus: ReturnType<typeof fakeBus> } {
   const bus = fakeBus({ [addr]: dev });
-  const chip = driver(bus, addr);
+  const chip = chipOf(driver, bus, addr);
   if (typeof chip === 'string') throw new Error(chip);
   return { chip, bus };
 }
@@ -168,32 +168,32 @@ describe('bme280 driver: the chip', () => {
 
 describe('bme280 driver: failures', () => {
   it('says a wrong chip id, with the id in hex', () => {
-    expect(driver(fakeBus({ 0x76: fakeBme280({ id: 0x61, trim: TRIM }) }), 0x76)).toBe('chip id 0x61 is not a BME280 (0x60) or BMP280 (0x58)');
-    expect(driver(fakeBus({ 0x76: fakeBme280({ id: 0x0a, trim: TRIM }) }), 0x76)).toBe('chip id 0x0a is not a BME280 (0x60) or BMP280 (0x58)');
+    expect(chipOf(driver, fakeBus({ 0x76: fakeBme280({ id: 0x61, trim: TRIM }) }), 0x76)).toBe('chip id 0x61 is not a BME280 (0x60) or BMP280 (0x58)');
+    expect(chipOf(driver, fakeBus({ 0x76: fakeBme280({ id: 0x0a, trim: TRIM }) }), 0x76)).toBe('chip id 0x0a is not a BME280 (0x60) or BMP280 (0x58)');
   });
 
   it('says when nothing answers at the address', () => {
-    expect(driver(fakeBus({ 0x77: fakeBme280({ trim: TRIM }) }), 0x76)).toBe('reading chip id: no answer');
+    expect(chipOf(driver, fakeBus({ 0x77: fakeBme280({ trim: TRIM }) }), 0x76)).toBe('reading chip id: no answer');
   });
 
   it('says when the trimming cannot be read, or comes short', () => {
     const dev = fakeBme280({ trim: TRIM });
     dev.faults.onRead = (at) => (at === 0x88 ? 'no answer' : undefined);
-    expect(driver(fakeBus({ 0x76: dev }), 0x76)).toBe('reading trimming: no answer');
+    expect(chipOf(driver, fakeBus({ 0x76: dev }), 0x76)).toBe('reading trimming: no answer');
     dev.faults.onRead = (at, n) => (at === 0xe1 ? n - 1 : undefined);
-    expect(driver(fakeBus({ 0x76: dev }), 0x76)).toBe('reading trimming: 6 of 7 bytes');
+    expect(chipOf(driver, fakeBus({ 0x76: dev }), 0x76)).toBe('reading trimming: 6 of 7 bytes');
     dev.faults.onRead = (at, n) => (at === 0x88 ? n - 2 : undefined);
-    expect(driver(fakeBus({ 0x76: dev }), 0x76)).toBe('reading trimming: 24 of 26 bytes');
+    expect(chipOf(driver, fakeBus({ 0x76: dev }), 0x76)).toBe('reading trimming: 24 of 26 bytes');
   });
 
   it('refuses a trimming with dig_P1 0 (it divides the pressure)', () => {
-    expect(driver(fakeBus({ 0x76: fakeBme280({ trim: { ...TRIM, p1: 0 } }) }), 0x76)).toBe('reading trimming: dig_P1 is 0');
+    expect(chipOf(driver, fakeBus({ 0x76: fakeBme280({ trim: { ...TRIM, p1: 0 } }) }), 0x76)).toBe('reading trimming: dig_P1 is 0');
   });
 
   it('says when the settings cannot be written', () => {
     const dev = fakeBme280({ trim: TRIM });
     dev.faults.onWrite = (b) => (b.length > 1 ? 'no answer' : undefined);
-    expect(driver(fakeBus({ 0x76: dev }), 0x76)).toBe('writing settings: no answer');
+    expect(chipOf(driver, fakeBus({ 0x76: dev }), 0x76)).toBe('writing settings: no answer');
   });
 
   it('says when a measurement cannot be started or read (NACK, short answer), and reads again once it answers', () => {

@@ -4,6 +4,7 @@
 // 0x80000. The chips' layouts are written here from the datasheets, apart
 // from the drivers, so a driver that reads a register wrongly fails a test.
 import type { I2cBus } from '../../../src/ports/ports';
+import type { Driver } from '../../../src/sensors/i2c/driver';
 
 export interface FakeChip {
   write(bytes: number[]): string | undefined;
@@ -226,4 +227,20 @@ export function fakeBh1750(count = 0x8390): FakeBh1750 {
     },
   };
   return dev;
+}
+
+/** A readied chip as the tests drive it: the driver's three steps over one bus and address, its state kept here as the glue keeps it. */
+export interface Chip {
+  note_?: string;
+  state_: number[];
+  start_(): number | string;
+  read_(): number[] | string;
+}
+
+/** The driver's init_ on `bus` at `addr`: the chip to step, or why it could not be readied. */
+export function chipOf(d: Driver, bus: I2cBus, addr: number): Chip | string {
+  let note: string | undefined;
+  const st = d.init_(bus, addr, (what) => (note = what));
+  if (typeof st === 'string') return st;
+  return { note_: note, state_: st, start_: () => d.start_(bus, addr, st), read_: () => d.read_(bus, addr, st) };
 }

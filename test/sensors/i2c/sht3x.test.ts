@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Chip } from '../../../src/sensors/i2c/driver';
+import type { Chip } from './fake-bus';
 import { driver } from '../../../src/sensors/i2c/drivers/sht3x';
 import { crc8 } from '../../../src/sensors/i2c/sht';
-import { fakeBus, fakeSht, type FakeSht, sensirionCrc } from './fake-bus';
+import { fakeBus, fakeSht, type FakeSht, sensirionCrc, chipOf } from './fake-bus';
 
 function ready(dev: FakeSht, addr = 0x44): { chip: Chip; bus: ReturnType<typeof fakeBus> } {
   const bus = fakeBus({ [addr]: dev });
-  const chip = driver(bus, addr);
+  const chip = chipOf(driver, bus, addr);
   if (typeof chip === 'string') throw new Error(chip);
   return { chip, bus };
 }
@@ -83,7 +83,7 @@ describe('sht3x driver', () => {
   it('needs no bus at start (a chip plugged in later is read once it answers)', () => {
     const dev = fakeSht('3x');
     const bus = fakeBus({});
-    const chip = driver(bus, 0x44) as Chip;
+    const chip = chipOf(driver, bus, 0x44) as Chip;
     expect(typeof chip).toBe('object');
     expect(chip.start_()).toBe('starting a measurement: no answer');
     bus.chips[0x44] = dev;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Chip } from '../../../src/sensors/i2c/driver';
+import type { Chip } from './fake-bus';
 import { driver } from '../../../src/sensors/i2c/drivers/sht4x';
 import { crc8 } from '../../../src/sensors/i2c/sht';
-import { fakeBus, fakeSht, type FakeSht } from './fake-bus';
+import { fakeBus, fakeSht, type FakeSht, chipOf } from './fake-bus';
 
 function ready(dev: FakeSht, addr = 0x44): { chip: Chip; bus: ReturnType<typeof fakeBus> } {
   const bus = fakeBus({ [addr]: dev });
-  const chip = driver(bus, addr);
+  const chip = chipOf(driver, bus, addr);
   if (typeof chip === 'string') throw new Error(chip);
   return { chip, bus };
 }

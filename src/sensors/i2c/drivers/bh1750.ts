@@ -4,16 +4,18 @@
 import type { Driver } from '../driver';
 import { transfer } from '../transfer';
 
-export const driver: Driver = (bus, addr) => ({
-  start_: () => {
+export const driver: Driver = {
+  // Nothing to ready: a missing chip shows at the first start.
+  init_: () => [],
+  start_(bus, addr) {
     const w = transfer(bus, addr, 'powering on', [0x01], 0) || transfer(bus, addr, 'starting a measurement', [0x20], 0);
     return w === undefined ? 180 : w;
   },
-  read_: () => {
+  read_(bus, addr) {
     const b = transfer(bus, addr, 'reading the measurement', undefined, 2);
     if (typeof b === 'string') return b;
     const count = (b[0]! << 8) | b[1]!;
     // All ones is where the count stops: the light may be anything above it.
     return count === 0xffff ? 'out of range (saturated)' : [count / 1.2];
   },
-});
+};
