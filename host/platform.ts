@@ -5,6 +5,9 @@ import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Platform, ProgramStore } from '../src/ports/ports';
 import { createNodeFileStore } from './ports/files';
+import { createSimI2c } from './ports/i2c';
+import type { SimI2c } from './ports/i2c';
+import { attachBoardChips } from './ports/i2c-chips';
 import { createNodeKvStore } from './ports/kv';
 import { createSimPins } from './ports/pins';
 import { noProgram } from './ports/program';
@@ -16,6 +19,8 @@ import type { SimWifi } from './ports/wifi';
 
 export interface HostPlatform extends Platform {
   pins: SimPins;
+  /** Bus 0 carries a BME280 (0x76), an SHT4x (0x44) and a BH1750 (0x23); faults can be set on them. */
+  i2c: SimI2c;
   wifi: SimWifi;
   commands: Map<string, (...args: unknown[]) => unknown>;
   /** Set by the simulator: what a reboot does on the host. */
@@ -52,6 +57,7 @@ export function createHostPlatform(o: {
     clock,
     timers,
     pins: createSimPins({ clock, onOutput: o.onOutput }),
+    i2c: createSimI2c({ clock }),
     wifi: createSimWifi({ ssid: o.ssid }),
     sockets: createNodeSockets(),
     kv: createNodeKvStore(join(o.dataDir, 'kv.json')),
@@ -71,5 +77,6 @@ export function createHostPlatform(o: {
     commands: new Map(),
     onReboot: () => undefined,
   };
+  attachBoardChips(hp.i2c, { clock });
   return hp;
 }

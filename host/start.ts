@@ -60,12 +60,13 @@ const USAGE = `usage: npm start [-- options]
 const SSID = 'sim-net';
 const DEVICES: { name: string; format: DataFormat; sensors: string }[] = [
   { name: 'sim_value', format: 'Value', sensors: 'temp' },
-  { name: 'sim_json', format: 'JSON', sensors: 'temp,light,door' },
-  { name: 'sim_xml', format: 'XML', sensors: 'light,door' },
+  { name: 'sim_json', format: 'JSON', sensors: 'temp,air,leaf,light,door' },
+  { name: 'sim_xml', format: 'XML', sensors: 'ldr,door' },
 ];
 
 // The control device and the output it drives. The simulated sensors use
-// pins 30 (internal temperature), 26 (light) and 15 (door); GP16 is a free
+// pins 30 (internal temperature), 26 (an LDR) and 15 (door), and I2C bus 0
+// on GP4/GP5 (air: a BME280, leaf: an SHT4x, light: a BH1750); GP16 is a free
 // header GPIO (22 is the boot-skip pin, 23-25 and 29 belong to the radio).
 const CONTROL = 'sim_control';
 const RELAY = { name: 'relay', pin: 16, pollMs: 5000 };
@@ -125,8 +126,12 @@ function simConfig(url: string, devices: Record<string, unknown>[], intervalMs: 
     service: { url, apiKey },
     sensors: [
       { name: 'temp', kind: 'temperature', intervalMs, filters: 'median:3' },
-      { name: 'light', kind: 'analog', pin: 26, intervalMs, unit: 'lux', scale: 30000, filters: 'ewma:0.5' },
+      { name: 'ldr', kind: 'analog', pin: 26, intervalMs, unit: 'lux', scale: 30000, filters: 'ewma:0.5' },
       { name: 'door', kind: 'digital', pin: 15, intervalMs, pull: 'up' },
+      // The simulated board's I2C chips (host/ports/i2c-chips.ts), on bus 0's default pins and addresses.
+      { name: 'air', kind: 'bme280', bus: 0, intervalMs },
+      { name: 'leaf', kind: 'sht4x', bus: 0, intervalMs },
+      { name: 'light', kind: 'bh1750', bus: 0, intervalMs },
     ],
     devices: devices.filter((d) => d.name !== 'health' && d.name !== 'control').map((d) => ({ name: d.name, deviceId: d.id, devicePin: d.pin, format: d.format, sensors: d.sensors })),
     // Every minute here, so the dashboard's health table fills while you watch (a board's default is 15 min).
