@@ -55,6 +55,9 @@ export const readSource: ReadSource = async function (x: OutputsInside, s: Slot,
       } catch {
         return { ok: false, error: 'invalid JSON', note: describeBody(body) };
       }
+      // The whole name first: an I2C part's reading is written as 'air.temperature'.
+      const o = v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
+      if (o && Object.prototype.hasOwnProperty.call(o, f)) return { ok: true, value: o[f], note: '' };
       const path = f.split('.');
       for (let i = 0; i < path.length; i++) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[path[i] as string] : undefined;
       return { ok: true, value: v, note: '' };

@@ -161,6 +161,16 @@ describe('outputs', () => {
     expect(r.errors.some((l) => l.startsWith('output relay: source not read: invalid JSON'))).toBe(true);
   });
 
+  it("reads an I2C part's reading by its whole dotted name, as another board writes it ('air.temperature')", async () => {
+    const bodies = ['{"air.temperature":1,"seq":3}', '{"air":{"temperature":0}}'];
+    const r = setup([out({ field: 'air.temperature' })], (_c, n) => bodies[Math.min(n, bodies.length) - 1]!);
+    await r.poll(5000);
+    expect(r.o.list[0]!.level).toBe(1);
+    await r.poll(60000);
+    // A nested object of that path still reads as before.
+    expect(r.o.list[0]!.level).toBe(0);
+  });
+
   it("takes a Value device's bare text, trimmed; a quoted or wrapped value is refused as what it is", async () => {
     const bodies = [' 1 \r\n', '"0"', '{"value":"0"}', 'off'];
     const r = setup([out()], (_c, n) => bodies[Math.min(n, bodies.length) - 1]!);
