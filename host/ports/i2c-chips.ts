@@ -128,6 +128,7 @@ export function simBme280(o: { target: () => AirTarget; trim?: Bme280Trim; chipI
     let humOsrs = 0;
     /** The conversion under way: when it ends and what it measures. */
     let conv: { endsAt: number; osrs: [number, number, number]; want: AirTarget } | undefined;
+    let last: AirTarget | undefined;
     const reset = (): void => {
       reg.fill(0);
       reg[0xd0] = id;
@@ -138,6 +139,7 @@ export function simBme280(o: { target: () => AirTarget; trim?: Bme280Trim; chipI
       pointer = 0;
       humOsrs = 0;
       conv = undefined;
+      last = undefined;
     };
     // Ends a conversion whose time is up: the data registers take its values, the chip sleeps.
     const settle = (now: number): void => {
@@ -151,6 +153,7 @@ export function simBme280(o: { target: () => AirTarget; trim?: Bme280Trim; chipI
       reg.set([p >> 12, (p >> 4) & 0xff, (p & 0xf) << 4, t >> 12, (t >> 4) & 0xff, (t & 0xf) << 4, h >> 8, h & 0xff], 0xf7);
       reg[0xf4] = reg[0xf4]! & 0xfc;
       reg[0xf3] = 0;
+      last = skip ? undefined : conv.want;
       conv = undefined;
     };
     const put = (addr: number, v: number, now: number): void => {
@@ -186,6 +189,13 @@ export function simBme280(o: { target: () => AirTarget; trim?: Bme280Trim; chipI
         return out;
       },
       reset,
+      kind: humid ? 'bme280' : 'bmp280',
+      last: (): Record<string, number> | undefined => {
+        if (!last) return undefined;
+        const q: Record<string, number> = { temperature: last.tempC, pressure: last.hPa };
+        if (humid) q.humidity = last.humidity;
+        return q;
+      },
     };
   };
 }
@@ -220,16 +230,19 @@ function shtBytes(t: number, h: number, faults: SimFaults): Uint8Array {
  * while it runs the chip does not acknowledge its address; its words are
  * read once, after which a read is not acknowledged until the next command.
  */
-function shtChip(faults: SimFaults, o: { commands: Record<number, number>; reset: number; serial?: number; size: number; encode: (w: ShtTarget) => Uint8Array; target: () => ShtTarget }): SimChip {
+function shtChip(faults: SimFaults, o: { kind: string; commands: Record<number, number>; reset: number; serial?: number; size: number; encode: (w: ShtTarget) => Uint8Array; target: () => ShtTarget }): SimChip {
   let conv: { endsAt: number; want: ShtTarget } | undefined;
   let data: Uint8Array | undefined;
+  let last: ShtTarget | undefined;
   const reset = (): void => {
     conv = undefined;
     data = undefined;
+    last = undefined;
   };
   const busy = (now: number): boolean => {
     if (conv && now >= conv.endsAt) {
       data = o.encode(conv.want);
+      last = conv.want;
       conv = undefined;
     }
     return conv !== undefined;
@@ -255,6 +268,8 @@ function shtChip(faults: SimFaults, o: { commands: Record<number, number>; reset
       return out;
     },
     reset,
+    kind: o.kind,
+    last: () => last && { temperature: last.tempC, humidity: last.humidity },
   };
 }
 
@@ -262,6 +277,7 @@ function shtChip(faults: SimFaults, o: { commands: Record<number, number>; reset
 export function simSht4x(o: { target: () => ShtTarget }): (faults: SimFaults) => SimChip {
   return (faults) =>
     shtChip(faults, {
+      kind: 'sht4x',
       commands: { 0xfd: 8.3, 0xf6: 4.5, 0xe0: 1.7 },
       reset: 0x94,
       serial: 0x89,
@@ -275,6 +291,7 @@ export function simSht4x(o: { target: () => ShtTarget }): (faults: SimFaults) =>
 export function simSht3x(o: { target: () => ShtTarget }): (faults: SimFaults) => SimChip {
   return (faults) =>
     shtChip(faults, {
+      kind: 'sht3x',
       commands: { 0x2400: 15.5, 0x240b: 6.5, 0x2416: 4.5 },
       reset: 0x30a2,
       size: 2,
@@ -294,10 +311,12 @@ export function simBh1750(o: { lux: () => number }): (faults: SimFaults) => SimC
   return () => {
     let on = false;
     let raw = 0;
-    let conv: { endsAt: number; raw: number } | undefined;
+    let conv: { endsAt: number; raw: number; lux: number } | undefined;
+    let last: number | undefined;
     const settle = (now: number): void => {
       if (conv && now >= conv.endsAt) {
         raw = conv.raw;
+        last = conv.lux;
         conv = undefined;
         on = false;
       }
@@ -306,6 +325,7 @@ export function simBh1750(o: { lux: () => number }): (faults: SimFaults) => SimC
       on = false;
       raw = 0;
       conv = undefined;
+      last = undefined;
     };
     return {
       write(bytes, now) {
@@ -315,7 +335,10 @@ export function simBh1750(o: { lux: () => number }): (faults: SimFaults) => SimC
           if (b === 0x00) on = false;
           else if (b === 0x01) on = true;
           else if (b === 0x07) raw = on ? 0 : raw;
-          else if (mode) conv = { endsAt: now + mode[0], raw: Math.min(0xffff, Math.max(0, Math.round(o.lux() * mode[1]))) };
+          else if (mode) {
+            const lux = o.lux();
+            conv = { endsAt: now + mode[0], raw: Math.min(0xffff, Math.max(0, Math.round(lux * mode[1]))), lux };
+          }
         }
         return bytes.length;
       },
@@ -326,6 +349,8 @@ export function simBh1750(o: { lux: () => number }): (faults: SimFaults) => SimC
         return out;
       },
       reset,
+      kind: 'bh1750',
+      last: () => (last === undefined ? undefined : { illuminance: last }),
     };
   };
 }

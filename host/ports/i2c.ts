@@ -27,6 +27,20 @@ export interface SimChip {
   read(length: number, now: number): Uint8Array | undefined;
   /** Back to its state after power-up. */
   reset(): void;
+  /** What it is ('bme280'), and what its last conversion measured (by quantity), for a person watching the simulated board. */
+  kind: string;
+  last(): Record<string, number> | undefined;
+}
+
+/** One chip as a person watching the simulated board sees it (the dashboard's panel, the console). */
+export interface SimChipRow {
+  bus: number;
+  addr: number;
+  kind: string;
+  /** The faults set on it now. */
+  faults: SimFault[];
+  /** What its last conversion measured, by quantity; undefined before the first. */
+  last: Record<string, number> | undefined;
 }
 
 export interface SimI2c extends I2cPorts {
@@ -38,6 +52,8 @@ export interface SimI2c extends I2cPorts {
   fault(bus: number, addr: number, f: SimFault, on?: boolean): void;
   /** Transfers tried so far (reads and writes), whatever their outcome. */
   transfers(): number;
+  /** Every chip, by bus and address. */
+  chips(): SimChipRow[];
 }
 
 interface Slot {
@@ -126,6 +142,12 @@ export function createSimI2c(o: { clock: Clock }): SimI2c {
       s.faults[f] = on;
     },
     transfers: () => count,
+    chips: () =>
+      chips.flatMap((m, bus) =>
+        [...m.entries()]
+          .sort((a, b) => a[0] - b[0])
+          .map(([addr, s]) => ({ bus, addr, kind: s.chip.kind, faults: (Object.keys(s.faults) as SimFault[]).filter((f) => s.faults[f]), last: s.chip.last() })),
+      ),
   };
 }
 

@@ -268,6 +268,31 @@ describe('the simulated bus', () => {
     expect(bytes(bus.read(0x76, 1))).toEqual([0x60]);
   });
 
+  it('lists its chips for a person watching: kind, faults set, what the last conversion measured', () => {
+    const { sim, bus, time } = rig();
+    sim.attach(0, 0x76, simBme280({ target: () => AIR }));
+    sim.attach(0, 0x23, simBh1750({ lux: () => 321 }));
+    sim.attach(1, 0x44, simSht4x({ target: () => LEAF }));
+    sim.fault(0, 0x23, 'holdSda');
+    sim.fault(0, 0x23, 'corruptCrc');
+    expect(sim.chips()).toEqual([
+      { bus: 0, addr: 0x23, kind: 'bh1750', faults: ['corruptCrc', 'holdSda'], last: undefined },
+      { bus: 0, addr: 0x76, kind: 'bme280', faults: [], last: undefined },
+      { bus: 1, addr: 0x44, kind: 'sht4x', faults: [], last: undefined },
+    ]);
+    bus.recover();
+    bus.write(0x76, [0xf2, 0x01, 0xf4, 0x25]);
+    bus.write(0x23, [0x20]);
+    time.jump(200);
+    bus.read(0x23, 2);
+    bus.read(0x76, 1);
+    expect(sim.chips().map((c) => [c.kind, c.faults, c.last])).toEqual([
+      ['bh1750', ['corruptCrc'], { illuminance: 321 }],
+      ['bme280', [], { temperature: AIR.tempC, humidity: AIR.humidity, pressure: AIR.hPa }],
+      ['sht4x', [], undefined],
+    ]);
+  });
+
   it("npm start's board: a BME280, an SHT4x and a BH1750 on bus 0 near 21 C, 45 %RH, 1013 hPa, and daylight", () => {
     const { sim, bus, time } = rig();
     attachBoardChips(sim, { clock: time.clock, random: () => 0.5 });
