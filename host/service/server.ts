@@ -9,8 +9,11 @@ import type { Duplex } from 'node:stream';
 
 import { dashboardAccess } from './access';
 import type { DashboardAccess } from './access';
-import { DASHBOARD_CSP, DASHBOARD_HTML, dashboardState } from './dashboard';
+import { CONSOLE_ROUTES } from './console-routes';
+import type { Route, RouteContext } from './console-routes';
+import { DASHBOARD_CSP, DASHBOARD_HTML, boardWritten, dashboardState } from './dashboard';
 import type { BoardPanel } from './dashboard';
+import { readFleet, refusalsOf } from './fleet';
 import { Store, StoreRefusal } from './store';
 import type { Account, Device, Format, StoreOptions } from './store';
 import { maskPath as maskWith } from './log-mask';
@@ -165,9 +168,9 @@ const HARDENING: Record<string, string> = {
   'Referrer-Policy': 'no-referrer',
 };
 
-function send(res: http.ServerResponse, status: number, body: string, type = TEXT, headers: Record<string, string> = {}): void {
+function send(res: http.ServerResponse, status: number, body: string | Buffer, type = TEXT, headers: Record<string, string> = {}): void {
   if (res.headersSent || res.destroyed) return;
-  const buf = Buffer.from(body, 'utf8');
+  const buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   res.statusCode = status;
   res.setHeader('Content-Type', type);
   res.setHeader('Content-Length', buf.length);
@@ -497,6 +500,10 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     const dev = store.devices.get(deviceId);
     if (!dev) throw new HttpError(400, `deviceId: no device ${deviceId}`);
     if (dev.format !== 'Value') throw new HttpError(400, `deviceId: device ${deviceId} holds ${dev.format}; only Value devices are set here`);
+    // A board's readings: its next write would replace the value (the page shows no form there).
+    const fleet = readFleet(store, Date.now(), maxBody);
+    const written = boardWritten(fleet, boardPanel()).get(dev.id);
+    if (written) throw new HttpError(400, `deviceId: device ${deviceId} holds ${written}; the dashboard does not set it`);
     const acc = store.accounts.get(dev.owner);
     if (!acc) throw new HttpError(400, `deviceId: device ${deviceId} has no account`);
     if (typeof value !== 'string') throw new HttpError(400, 'value: must be a string');
@@ -510,7 +517,34 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     const bytes = Buffer.byteLength(value, 'utf8');
     if (bytes > maxBody) throw new HttpError(400, `value: ${bytes} bytes, over the API's limit of ${maxBody} bytes (UTF-8)`);
     const a = dispatch('GET', `/api/updatedevicevalue/${encodeURIComponent(acc.apiKey)}/${dev.id}/${dev.pin}/${segment}`);
-    send(res, a.status, a.body, a.type);
+    // Stored: say which outputs reading the device will refuse the value (fleet.ts).
+    const refused = a.status === 200 ? refusalsOf(fleet, dev.id, value) : [];
+    send(res, a.status, refused.length > 0 ? `${a.body}; ${refused.join('; ')}` : a.body, a.type);
+  }
+
+  const routeContext: RouteContext = { store, maxBody, board: boardPanel, dispatch };
+
+  /** A request of console-routes.ts: method, a JSON body for a POST, then the route's own answer. */
+  async function consoleRoute(req: http.IncomingMessage, res: http.ServerResponse, route: Route): Promise<void> {
+    if (req.method !== route.method) throw new HttpError(405, REASONS[405] as string, { Allow: route.method });
+    let body: unknown;
+    if (route.method === 'POST') {
+      const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+      if (type !== 'application/json') throw new HttpError(415, 'Content-Type: must be application/json');
+      const raw = await readBody(req, maxBody * 6 + 1024);
+      if (closed) {
+        res.destroy();
+        return;
+      }
+      try {
+        body = JSON.parse(utf8.decode(raw));
+      } catch {
+        throw new HttpError(400, 'body: must be JSON');
+      }
+    }
+    const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+    const a = route.run(routeContext, { query, body });
+    send(res, a.status, a.body, a.type, a.headers);
   }
 
   function boardPanel(): BoardPanel | null {
@@ -526,18 +560,20 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = pathOf(req.url ?? '/');
-    if (path === '/' || path === '/dashboard/state' || path === '/dashboard/set-value') {
+    const route = Object.prototype.hasOwnProperty.call(CONSOLE_ROUTES, path) ? CONSOLE_ROUTES[path] : undefined;
+    if (path === '/' || path.startsWith('/dashboard/') || route) {
       // Set once listening, before the first request can arrive.
-      const no = (access as DashboardAccess).refusal(req, path === '/');
+      const no = (access as DashboardAccess).refusal(req, path === '/' || (route !== undefined && route.page === true));
       if (no) throw new HttpError(no.status, no.message, no.headers);
     }
     if (path === '/' || path === '/dashboard/state') {
       if (req.method !== 'GET') throw new HttpError(405, REASONS[405] as string, { Allow: 'GET' });
       if (path === '/') send(res, 200, DASHBOARD_HTML, 'text/html; charset=utf-8', { 'Content-Security-Policy': DASHBOARD_CSP });
-      else send(res, 200, JSON.stringify(dashboardState(store, Date.now(), boardPanel())), JSON_TYPE);
+      else send(res, 200, JSON.stringify(dashboardState(store, Date.now(), boardPanel(), maxBody)), JSON_TYPE);
       return;
     }
     if (path === '/dashboard/set-value') return setValue(req, res);
+    if (route) return consoleRoute(req, res, route);
     if (path.startsWith('/api/')) return api(req, res, path);
     throw new HttpError(404, REASONS[404] as string);
   }
