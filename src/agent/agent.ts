@@ -146,7 +146,7 @@ export function createAgent(o: {
   try {
     for (const cfg of used) {
       if (cfg.address !== undefined && !env) {
-        env = { p_: p, load_: o.load as ColdLoader['load'], emit_: onSample, chain_: createChain, busy_: () => uplink.stats().inFlightSinceMs !== undefined, buses_: [] };
+        env = { p: p, load: o.load as ColdLoader['load'], emit: onSample, chain: createChain, busy: () => uplink.stats().inFlightSinceMs !== undefined, buses: [] };
         i2c = [];
       }
       const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers, i2c: cfg.address === undefined ? undefined : env });

@@ -46,12 +46,12 @@ export function stateCommands(c: Ctx<StateRt>): Commands {
       if (!got.length && !a.i2c) out('no sensor gave a reading');
       for (const s of got) out(s.sensor + ' = ' + Math.round(s.value * 1000) / 1000 + (s.unit ? ' ' + s.unit : ''));
       for (const s of a.i2c || []) {
-        const ids = s.ids_ || [];
+        const ids = s.ids || [];
         for (let i = 0; i < ids.length; i++) {
-          const v = s.last_[i] as number;
-          if (v === v) out(String(ids[i]) + ' = ' + Math.round(v * 1000) / 1000 + ' ' + String(s.units_[i]) + ' (read ' + Math.round((now - s.at_) / 1000) + ' s ago)');
+          const v = s.last[i] as number;
+          if (v === v) out(String(ids[i]) + ' = ' + Math.round(v * 1000) / 1000 + ' ' + String(s.units[i]) + ' (read ' + Math.round((now - s.at) / 1000) + ' s ago)');
         }
-        if (s.error_ !== undefined) out(s.name + ': no reading now: ' + s.error_);
+        if (s.error !== undefined) out(s.name + ': no reading now: ' + s.error);
         else if (!ids.length) out(s.name + ': no reading yet');
       }
     },

@@ -10,7 +10,7 @@ import type { Sensor, SensorSample } from './sensor';
 export type { Sensor, SensorSample } from './sensor';
 
 // Properties ending in '_' get short names in the device build (scripts/build/mangle.ts).
-interface Live extends Sensor, Partial<Omit<I2cSensor, 'name' | 'poll_'>> {
+interface Live extends Sensor {
   cfg_: SensorConfig;
   /** The open input; undefined once closed. */
   input_: (AnalogIn & DigitalIn) | undefined;
@@ -47,9 +47,9 @@ export function createSensor(o: { cfg: SensorConfig; pins: Pins; timers: Timers;
   const kind = cfg.kind;
   if (o.i2c) {
     // An I2C part (an address, not a pin): data only, its steps are cold code (./i2c/sensors.ts).
-    const q: I2cSensor & Live = {
-      name: cfg.name, sample, close, cfg_: cfg, poll_: undefined, timers_: o.timers, input_: undefined, vrefOrInvert_: 0, scale_: 0, offset_: 0, edges_: 0, level_: 0,
-      env_: o.i2c, phase_: 0, next_: () => step(q), chip_: undefined, reads_: 0, failures_: 0, error_: undefined, ids_: undefined, units_: [], filters_: [], scales_: [], offsets_: [], last_: [], at_: 0,
+    const q: I2cSensor & Sensor = {
+      name: cfg.name, sample, close, cfg, env: o.i2c, phase: 0, next: () => step(q), wait: undefined, chip: undefined,
+      reads: 0, failures: 0, error: undefined, ids: undefined, units: [], filters: [], scales: [], offsets: [], last: [], at: 0,
     };
     return q;
   }
@@ -89,24 +89,24 @@ export function createSensor(o: { cfg: SensorConfig; pins: Pins; timers: Timers;
  * request's. A module that cannot be loaded is a failed step, said when its
  * reason changes.
  */
-function step(s: I2cSensor & Live): void {
-  const e = s.env_;
-  s.poll_ = undefined;
+function step(s: I2cSensor): void {
+  const e = s.env;
+  s.wait = undefined;
   if (!e) return;
-  if (e.busy_()) {
-    s.poll_ = s.timers_.setTimeout(s.next_, 100);
+  if (e.busy()) {
+    s.wait = e.p.timers.setTimeout(s.next, 100);
     return;
   }
-  const m = e.load_<typeof StepI2c>('i2c');
+  const m = e.load<typeof StepI2c>('i2c');
   if (m.ok) return m.value(s);
-  s.failures_++;
-  if (s.error_ !== m.error) e.p_.log.error('sensor ' + s.name + ': ' + (s.error_ = m.error));
+  s.failures++;
+  if (s.error !== m.error) e.p.log.error('sensor ' + s.name + ': ' + (s.error = m.error));
 }
 
-function sample(this: Live): SensorSample | undefined | null {
+function sample(this: Live & I2cSensor): SensorSample | undefined | null {
   // An I2C part: a conversion started, its readings come later (none while one is under way).
-  if (this.env_) {
-    if (this.poll_ === undefined) step(this as I2cSensor & Live);
+  if (this.env) {
+    if (this.wait === undefined) step(this);
     return null;
   }
   const input = this.input_;
@@ -141,11 +141,17 @@ function sample(this: Live): SensorSample | undefined | null {
   return { value, unit: cfg.unit };
 }
 
-function close(this: Live): void {
-  if (this.poll_ !== undefined) this.timers_.clearTimeout(this.poll_);
-  this.poll_ = undefined;
+function close(this: Live & I2cSensor): void {
   // An I2C part takes no more steps; its bus is taken again by the next start (I2cPorts.open).
-  this.env_ = undefined;
-  if (this.input_) this.input_.close();
+  const e = this.env;
+  if (e) {
+    if (this.wait !== undefined) e.p.timers.clearTimeout(this.wait);
+    this.wait = undefined;
+    this.env = undefined;
+    return;
+  }
+  if (this.poll_ !== undefined) this.timers_.clearTimeout(this.poll_);
+  if (!this.input_) return;
+  this.input_.close();
   this.input_ = undefined;
 }

@@ -61,17 +61,17 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
   const events: SampleEvent[] = [];
   let busy = false;
   const env: I2cEnv = {
-    p_: { i2c: ports, timers: time.timers, log, clock: time.clock },
-    load_: <T>(name: string) => {
+    p: { i2c: ports, timers: time.timers, log, clock: time.clock },
+    load: <T>(name: string) => {
       loads[name] = (loads[name] || 0) + 1;
       if (script.noCode) return { ok: false as const, error: script.noCode };
       if (name === 'i2c') return { ok: true as const, value: stepI2c as T };
       return name === 'bme280' || name === 'sht4x' ? { ok: true as const, value: driver as T } : { ok: false as const, error: 'cold code ' + name + ': not here' };
     },
-    emit_: (e) => events.push(e),
-    chain_: createChain,
-    busy_: () => busy,
-    buses_: [],
+    emit: (e) => events.push(e),
+    chain: createChain,
+    busy: () => busy,
+    buses: [],
   };
   const list: Sensor[] = cfg.sensors.map((c) => createSensor({ cfg: c, pins: undefined as never, timers: time.timers, i2c: env }));
   const state = list as unknown as I2cSensor[];
@@ -102,10 +102,10 @@ describe('I2C sensors', () => {
     ]);
     expect(r.loads).toEqual({ i2c: 2, bme280: 2 });
     expect(r.opened).toEqual([[0, 4, 5, 100000]]);
-    expect(r.state[0]).toMatchObject({ reads_: 1, failures_: 0, error_: undefined });
+    expect(r.state[0]).toMatchObject({ reads: 1, failures: 0, error: undefined });
     // Between samples the sensor holds data, and the timer's callback it made once: no step code.
     const fns = Object.entries(r.state[0] as object).filter(([, v]) => typeof v === 'function').map(([k]) => k);
-    expect(fns.sort()).toEqual(['close', 'next_', 'sample']);
+    expect(fns.sort()).toEqual(['close', 'next', 'sample']);
   });
 
   it('calibrate and filter each quantity on its own', () => {
@@ -137,13 +137,13 @@ describe('I2C sensors', () => {
     const r = rig([air], script);
     for (let i = 0; i < 5; i++) r.period();
     expect(r.events).toEqual([]);
-    expect(r.state[0]).toMatchObject({ reads_: 0, failures_: 5, error_: 'reading chip id: no answer' });
+    expect(r.state[0]).toMatchObject({ reads: 0, failures: 5, error: 'reading chip id: no answer' });
     expect(r.lines).toEqual(['E sensor air (bme280 at 0x76, bus 0): reading chip id: no answer; tried again every period']);
     script.init = undefined;
     r.period();
     expect(r.events).toHaveLength(3);
     expect(r.lines[1]).toBe('I sensor air: reading again (5 failures so far)');
-    expect(r.state[0]).toMatchObject({ reads_: 1, failures_: 5, error_: undefined });
+    expect(r.state[0]).toMatchObject({ reads: 1, failures: 5, error: undefined });
   });
 
   it('drop its last readings when it fails (NaN once), so they are not sent again as new', () => {
@@ -168,7 +168,7 @@ describe('I2C sensors', () => {
       'E sensor air (bme280 at 0x76, bus 0): CRC mismatch; tried again every period',
       'E sensor air (bme280 at 0x76, bus 0): measurement skipped (raw 0x80000); tried again every period',
     ]);
-    expect(r.state[0]?.failures_).toBe(4);
+    expect(r.state[0]?.failures).toBe(4);
   });
 
   it('free a bus held low and say so once', () => {
@@ -206,7 +206,7 @@ describe('I2C sensors', () => {
     const r = rig([air], { values: [1, 2, 3], noCode: 'cold code i2c: 9000 B of heap needed, 4000 B free' });
     r.period();
     r.period();
-    expect(r.state[0]).toMatchObject({ failures_: 2, error_: 'cold code i2c: 9000 B of heap needed, 4000 B free' });
+    expect(r.state[0]).toMatchObject({ failures: 2, error: 'cold code i2c: 9000 B of heap needed, 4000 B free' });
     expect(r.lines).toEqual(['E sensor air: cold code i2c: 9000 B of heap needed, 4000 B free']);
   });
 

@@ -19,74 +19,74 @@ import type { I2cBusState, I2cEnv, I2cSensor } from './state';
 /** The board's I2C, or the platform's own (a PC's simulated buses). */
 export const portsOf = (p: Pick<Platform, 'i2c'>): I2cPorts => p.i2c || kalumaI2c;
 
-/** Runs sensor `s`'s next step (its phase_). */
+/** Runs sensor `s`'s next step (its phase). */
 export function stepI2c(s: I2cSensor): void {
-  const e = s.env_;
+  const e = s.env;
   if (!e) return;
-  const cfg = s.cfg_;
+  const cfg = s.cfg;
   const n = cfg.bus || 0;
-  const ports = portsOf(e.p_);
-  let b = e.buses_[n];
+  const ports = portsOf(e.p);
+  let b = e.buses[n];
   if (!b) {
     try {
-      b = e.buses_[n] = { h_: ports.open(n, cfg.sda as number, cfg.scl as number, cfg.freqHz || 100000), stuck_: undefined };
+      b = e.buses[n] = { h: ports.open(n, cfg.sda as number, cfg.scl as number, cfg.freqHz || 100000), stuck: undefined };
     } catch (err) {
       return fail(s, e, undefined, 'cannot open bus ' + n + ' on SDA GP' + String(cfg.sda) + ', SCL GP' + String(cfg.scl) + ': ' + String(err));
     }
   }
-  const port = ports.use(b.h_);
-  const m = e.load_<Driver>(cfg.kind);
+  const port = ports.use(b.h);
+  const m = e.load<Driver>(cfg.kind);
   if (!m.ok) return fail(s, e, undefined, 'the ' + cfg.kind + ' driver: ' + m.error);
   const d = m.value;
   const addr = cfg.address as number;
-  if (!s.ids_) quantities(s, e);
-  if (s.phase_ === 0) {
-    if (!s.chip_) {
-      const st = d.init_(port, addr, (what) => e.p_.log.info('sensor ' + s.name + ': ' + what));
+  if (!s.ids) quantities(s, e);
+  if (s.phase === 0) {
+    if (!s.chip) {
+      const st = d.init_(port, addr, (what) => e.p.log.info('sensor ' + s.name + ': ' + what));
       if (typeof st === 'string') return fail(s, e, b, st, port);
-      s.chip_ = st;
+      s.chip = st;
     }
-    const ms = d.start_(port, addr, s.chip_);
+    const ms = d.start_(port, addr, s.chip);
     if (typeof ms === 'string') return fail(s, e, b, ms, port);
-    s.phase_ = 1;
-    s.poll_ = e.p_.timers.setTimeout(s.next_, ms);
+    s.phase = 1;
+    s.wait = e.p.timers.setTimeout(s.next, ms);
     return;
   }
-  s.phase_ = 0;
-  const v = s.chip_ ? d.read_(port, addr, s.chip_) : 'not readied';
+  s.phase = 0;
+  const v = s.chip ? d.read_(port, addr, s.chip) : 'not readied';
   if (typeof v === 'string') return fail(s, e, b, v, port);
-  const at = e.p_.clock.uptimeMs();
-  s.at_ = at;
-  s.reads_++;
-  b.stuck_ = undefined;
-  if (s.error_ !== undefined) {
-    e.p_.log.info('sensor ' + s.name + ': reading again (' + s.failures_ + ' failures so far)');
-    s.error_ = undefined;
+  const at = e.p.clock.uptimeMs();
+  s.at = at;
+  s.reads++;
+  b.stuck = undefined;
+  if (s.error !== undefined) {
+    e.p.log.info('sensor ' + s.name + ': reading again (' + s.failures + ' failures so far)');
+    s.error = undefined;
   }
-  for (let i = 0; i < s.units_.length; i++) {
+  for (let i = 0; i < s.units.length; i++) {
     const x = v[i] as number;
     // NaN: a quantity this part has not (a BMP280's humidity).
     if (x !== x) continue;
-    const value = x * (s.scales_[i] as number) + (s.offsets_[i] as number);
-    s.last_[i] = value;
-    const out = (s.filters_[i] as ReturnType<I2cEnv['chain_']>).push(value, at);
-    if (out !== undefined && isFinite(out)) e.emit_({ sensor: (s.ids_ as string[])[i] as string, base: s.name, value: out, unit: s.units_[i] as string, atMs: at });
+    const value = x * (s.scales[i] as number) + (s.offsets[i] as number);
+    s.last[i] = value;
+    const out = (s.filters[i] as ReturnType<I2cEnv['chain']>).push(value, at);
+    if (out !== undefined && isFinite(out)) e.emit({ sensor: (s.ids as string[])[i] as string, base: s.name, value: out, unit: s.units[i] as string, atMs: at });
   }
 }
 
 /** Each quantity's name, unit, filters, scale and offset, made at the sensor's first step. */
 function quantities(s: I2cSensor, e: I2cEnv): void {
-  const c = s.cfg_ as unknown as Record<string, unknown>;
+  const c = s.cfg as unknown as Record<string, unknown>;
   const ids: string[] = [];
-  for (const q of (I2C_KINDS[s.cfg_.kind] as [string[], number[]])[0]) {
+  for (const q of (I2C_KINDS[s.cfg.kind] as [string[], number[]])[0]) {
     ids.push(s.name + '.' + q);
-    s.units_.push(UNITS[q] as string);
-    s.filters_.push(e.chain_((c[q + 'Filters'] as typeof s.cfg_.filters | undefined) || s.cfg_.filters));
-    s.scales_.push(c[q + 'Scale'] === undefined ? 1 : (c[q + 'Scale'] as number));
-    s.offsets_.push((c[q + 'Offset'] as number) || 0);
-    s.last_.push(NaN);
+    s.units.push(UNITS[q] as string);
+    s.filters.push(e.chain((c[q + 'Filters'] as typeof s.cfg.filters | undefined) || s.cfg.filters));
+    s.scales.push(c[q + 'Scale'] === undefined ? 1 : (c[q + 'Scale'] as number));
+    s.offsets.push((c[q + 'Offset'] as number) || 0);
+    s.last.push(NaN);
   }
-  s.ids_ = ids;
+  s.ids = ids;
 }
 
 /**
@@ -95,27 +95,27 @@ function quantities(s: I2cSensor, e: I2cEnv): void {
  * again as if new), a held bus freed and said so once.
  */
 function fail(s: I2cSensor, e: I2cEnv, b: I2cBusState | undefined, why: string, port?: I2cBus): void {
-  s.failures_++;
-  s.chip_ = undefined;
-  s.phase_ = 0;
-  const log = e.p_.log;
-  if (s.error_ === undefined && s.ids_) {
-    const at = e.p_.clock.uptimeMs();
-    for (let i = 0; i < s.ids_.length; i++) {
-      if (s.last_[i] !== s.last_[i]) continue;
-      s.last_[i] = NaN;
-      e.emit_({ sensor: s.ids_[i] as string, base: s.name, value: NaN, unit: s.units_[i] as string, atMs: at });
+  s.failures++;
+  s.chip = undefined;
+  s.phase = 0;
+  const log = e.p.log;
+  if (s.error === undefined && s.ids) {
+    const at = e.p.clock.uptimeMs();
+    for (let i = 0; i < s.ids.length; i++) {
+      if (s.last[i] !== s.last[i]) continue;
+      s.last[i] = NaN;
+      e.emit({ sensor: s.ids[i] as string, base: s.name, value: NaN, unit: s.units[i] as string, atMs: at });
     }
   }
-  if (why !== s.error_) {
-    log.error('sensor ' + s.name + ' (' + s.cfg_.kind + ' at 0x' + (s.cfg_.address as number).toString(16) + ', bus ' + String(s.cfg_.bus) + '): ' + why + '; tried again every period');
-    s.error_ = why;
+  if (why !== s.error) {
+    log.error('sensor ' + s.name + ' (' + s.cfg.kind + ' at 0x' + (s.cfg.address as number).toString(16) + ', bus ' + String(s.cfg.bus) + '): ' + why + '; tried again every period');
+    s.error = why;
   }
   if (!b || !port) return;
   const held = port.stuck();
-  if (held !== b.stuck_) {
-    b.stuck_ = held;
-    if (held) log.error('i2c bus ' + String(s.cfg_.bus) + ': ' + held + '; ' + port.recover());
+  if (held !== b.stuck) {
+    b.stuck = held;
+    if (held) log.error('i2c bus ' + String(s.cfg.bus) + ': ' + held + '; ' + port.recover());
   } else if (held) port.recover();
 }
 

@@ -9,53 +9,55 @@ import type { FilterSpec, SensorConfig } from '../../config/types';
 import type { Filter } from '../../filters/filter';
 import type { Platform, TimerId } from '../../ports/ports';
 
-// Properties ending in '_' get short names in the device build (scripts/build/mangle.ts).
+// No property here ends in '_' (the device build shortens those): these
+// objects pass between the resident program and cold code, which on the host
+// (npm start) are the TypeScript sources and the device build's cold modules.
 /** What every I2C sensor of a running agent shares. */
 export interface I2cEnv {
-  p_: Pick<Platform, 'i2c' | 'timers' | 'log' | 'clock'>;
-  load_: ColdLoader['load'];
+  p: Pick<Platform, 'i2c' | 'timers' | 'log' | 'clock'>;
+  load: ColdLoader['load'];
   /** The agent's sample path. */
-  emit_: (e: SampleEvent) => void;
+  emit: (e: SampleEvent) => void;
   /** The agent's filter maker: one copy of the filters' code on the heap. */
-  chain_: (specs: FilterSpec[]) => Filter;
+  chain: (specs: FilterSpec[]) => Filter;
   /** True while a request is in flight: a step waits, so its code's heap does not add to the request's. */
-  busy_: () => boolean;
+  busy: () => boolean;
   /** Each bus (0, 1) once opened: its handle (I2cPorts.open), and what the last look at it found. */
-  buses_: (I2cBusState | undefined)[];
+  buses: (I2cBusState | undefined)[];
 }
 
 export interface I2cBusState {
-  h_: object;
+  h: object;
   /** 'SDA held low' while a part holds it, so it is said once per change. */
-  stuck_: string | undefined;
+  stuck: string | undefined;
 }
 
 /** One I2C sensor: the agent's Sensor (src/sensors/index.ts) with these fields. */
 export interface I2cSensor {
   readonly name: string;
-  cfg_: SensorConfig;
+  cfg: SensorConfig;
   /** Undefined once closed: no step runs after. */
-  env_: I2cEnv | undefined;
+  env: I2cEnv | undefined;
   /** The next step: 0 starts a conversion, 1 reads it. */
-  phase_: number;
+  phase: number;
   /** Runs the next step (made once per sensor: a timer's callback). */
-  next_: () => void;
+  next: () => void;
   /** The step's timer while one waits. */
-  poll_: TimerId | undefined;
+  wait: TimerId | undefined;
   /** The chip's state (its driver's init_), undefined until it is readied and after a failure. */
-  chip_: number[] | undefined;
+  chip: number[] | undefined;
   /** Conversions read whole, and failed steps, since the agent started. */
-  reads_: number;
-  failures_: number;
+  reads: number;
+  failures: number;
   /** The failure of the last step, undefined when it read. */
-  error_: string | undefined;
+  error: string | undefined;
   /** Per quantity, once the first step made them: its reading's name ('air.humidity'), unit, filters, scale, offset, last value (NaN: none now). */
-  ids_: string[] | undefined;
-  units_: string[];
-  filters_: Filter[];
-  scales_: number[];
-  offsets_: number[];
-  last_: number[];
+  ids: string[] | undefined;
+  units: string[];
+  filters: Filter[];
+  scales: number[];
+  offsets: number[];
+  last: number[];
   /** When the last conversion was read (uptime ms). */
-  at_: number;
+  at: number;
 }
