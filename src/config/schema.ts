@@ -163,7 +163,7 @@ const ADDRESS_DEFAULTS = /* @__PURE__ */ (() => {
   return out;
 })();
 
-export const SENSOR_FIELDS = /* @__PURE__ */ under('sensor.*.', ([
+export const SENSOR_FIELDS = /* @__PURE__ */ under('sensor.*.', /* @__PURE__ */ ([
   { key_: 'kind', type_: T.Enum, choices_: SENSOR_KINDS, required_: true },
   { key_: 'pin', type_: T.Int, min_: 0, max_: 30, kindDefault_: { temperature: 30 }, required_: true, kinds_: PIN_KINDS },
   { key_: 'intervalMs', type_: T.Int, min_: 1000, max_: 86400000, default_: 60000 },
@@ -189,7 +189,7 @@ export const SENSOR_FIELDS = /* @__PURE__ */ under('sensor.*.', ([
   { key_: 'scl', type_: T.Int, min_: 0, max_: 29, kinds_: I2C_KIND_NAMES },
   { key_: 'freqHz', type_: T.Int, min_: 10000, max_: 400000, default_: 100000, kinds_: I2C_KIND_NAMES },
   { key_: 'address', type_: T.Int, min_: 8, max_: 119, kindDefault_: ADDRESS_DEFAULTS, kinds_: I2C_KIND_NAMES },
-] as Field[]).concat(quantityRows()));
+] as Field[]).concat(/* @__PURE__ */ quantityRows()));
 
 export const DEVICE_FIELDS = /* @__PURE__ */ under('device.*.', [
   { key_: 'id', jsonName_: 'deviceId', type_: T.Int, min_: 1, max_: MAX_ID, required_: true },
