@@ -10,7 +10,8 @@ import { createServiceClient } from '../service/client';
 import type { ServiceClient } from '../service/client';
 import { createSensor } from '../sensors/index';
 import type { Sensor } from '../sensors/index';
-import type { I2cEnv, I2cSensor } from '../sensors/i2c/state';
+import type { I2cSensor } from '../sensors/i2c/state';
+import type { startI2c as StartI2c } from '../sensors/i2c/start';
 import { createAssembler } from './assembler';
 import { createLink } from './link';
 import type { Link } from './link';
@@ -139,21 +140,33 @@ export function createAgent(o: {
     assembler.onSample(e);
     if (o.onSample) o.onSample(e);
   };
-  // I2C parts (an address, not a pin) share one plain object; their steps are cold code.
-  let env: I2cEnv | undefined;
+  // I2C parts (an address, not a pin): their objects and steps are cold code, loaded only when one is carried.
+  const onBus: SensorConfig[] = [];
   let i2c: I2cSensor[] | undefined;
   let sampler: Sampler;
   try {
     for (const cfg of used) {
-      if (cfg.address !== undefined && !env) {
-        env = { p: p, load: o.load as ColdLoader['load'], emit: onSample, chain: createChain, busy: () => uplink.stats().inFlightSinceMs !== undefined, buses: [] };
-        i2c = [];
+      if (cfg.address !== undefined) onBus.push(cfg);
+      else {
+        const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers });
+        sensors.push(sensor);
+        sampled.push({ sensor, filter: createChain(cfg.filters), intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' });
       }
-      const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers, i2c: cfg.address === undefined ? undefined : env });
-      sensors.push(sensor);
-      if (cfg.address !== undefined) (i2c as I2cSensor[]).push(sensor as unknown as I2cSensor);
-      // An I2C part's quantities have their own filters (src/sensors/i2c/sensors.ts).
-      sampled.push({ sensor, filter: cfg.address === undefined ? createChain(cfg.filters) : undefined, intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' });
+    }
+    if (onBus.length) {
+      // The runtime always gives the loader; a harness with I2C sensors must too.
+      const load = o.load as ColdLoader['load'];
+      const m = load<typeof StartI2c>('i2c-start');
+      if (!m.ok) p.log.error('i2c: ' + m.error + '; the I2C sensors are not read');
+      else {
+        i2c = m.value(onBus, { p, load, emit: onSample, chain: createChain, busy: () => uplink.stats().inFlightSinceMs !== undefined, buses: [] });
+        // Each quantity has its own filters (src/sensors/i2c/sensors.ts): none here.
+        for (let k = 0; k < i2c.length; k++) {
+          const sensor = i2c[k] as unknown as Sensor;
+          sensors.push(sensor);
+          sampled.push({ sensor, filter: undefined, intervalMs: (onBus[k] as SensorConfig).intervalMs });
+        }
+      }
     }
     sampler = createSampler({
       sensors: sampled,

@@ -3,8 +3,6 @@
 // (an I2C part, say) adds its branch to make and sample.
 import type { SensorConfig } from '../config/types';
 import type { AnalogIn, DigitalIn, Pins, TimerId, Timers } from '../ports/ports';
-import type { I2cEnv, I2cSensor } from './i2c/state';
-import type { stepI2c as StepI2c } from './i2c/sensors';
 import type { Sensor, SensorSample } from './sensor';
 
 export type { Sensor, SensorSample } from './sensor';
@@ -42,17 +40,9 @@ interface Live extends Sensor {
  * (interrupt callbacks are unsafe on the target runtime). Pulses shorter than
  * pollMs can be missed; this suits contacts and slow meters, not fast pulse trains.
  */
-export function createSensor(o: { cfg: SensorConfig; pins: Pins; timers: Timers; i2c?: I2cEnv }): Sensor {
+export function createSensor(o: { cfg: SensorConfig; pins: Pins; timers: Timers }): Sensor {
   const cfg = o.cfg;
   const kind = cfg.kind;
-  if (o.i2c) {
-    // An I2C part (an address, not a pin): data only, its steps are cold code (./i2c/sensors.ts).
-    const q: I2cSensor & Sensor = {
-      name: cfg.name, sample, close, cfg, env: o.i2c, phase: 0, next: () => step(q), wait: undefined, chip: undefined,
-      reads: 0, failures: 0, error: undefined, ids: undefined, units: [], filters: [], scales: [], offsets: [], last: [], at: 0,
-    };
-    return q;
-  }
   const s: Live = { name: cfg.name, sample, close, cfg_: cfg, input_: undefined, vrefOrInvert_: cfg.vrefV ?? 3.3, scale_: cfg.scale ?? 1, offset_: cfg.offset ?? 0, edges_: 0, level_: 0, poll_: undefined, timers_: o.timers };
   if (kind === 'digital' || kind === 'counter') {
     const input = o.pins.digitalIn(cfg.pin, cfg.pull ?? (kind === 'digital' ? 'none' : 'up')) as AnalogIn & DigitalIn;
@@ -83,32 +73,7 @@ export function createSensor(o: { cfg: SensorConfig; pins: Pins; timers: Timers;
   return s;
 }
 
-/**
- * An I2C part's next step: the cold module 'i2c' loaded, run and let go; put
- * off while a request is in flight, so its code's heap does not add to the
- * request's. A module that cannot be loaded is a failed step, said when its
- * reason changes.
- */
-function step(s: I2cSensor): void {
-  const e = s.env;
-  s.wait = undefined;
-  if (!e) return;
-  if (e.busy()) {
-    s.wait = e.p.timers.setTimeout(s.next, 100);
-    return;
-  }
-  const m = e.load<typeof StepI2c>('i2c');
-  if (m.ok) return m.value(s);
-  s.failures++;
-  if (s.error !== m.error) e.p.log.error('sensor ' + s.name + ': ' + (s.error = m.error));
-}
-
-function sample(this: Live & I2cSensor): SensorSample | undefined | null {
-  // An I2C part: a conversion started, its readings come later (none while one is under way).
-  if (this.env) {
-    if (this.wait === undefined) step(this);
-    return null;
-  }
+function sample(this: Live): SensorSample | undefined {
   const input = this.input_;
   const cfg = this.cfg_;
   if (!input) return undefined;
@@ -141,17 +106,9 @@ function sample(this: Live & I2cSensor): SensorSample | undefined | null {
   return { value, unit: cfg.unit };
 }
 
-function close(this: Live & I2cSensor): void {
-  // An I2C part takes no more steps; its bus is taken again by the next start (I2cPorts.open).
-  const e = this.env;
-  if (e) {
-    if (this.wait !== undefined) e.p.timers.clearTimeout(this.wait);
-    this.wait = undefined;
-    this.env = undefined;
-    return;
-  }
-  if (this.poll_ !== undefined) this.timers_.clearTimeout(this.poll_);
+function close(this: Live): void {
   if (!this.input_) return;
+  if (this.poll_ !== undefined) this.timers_.clearTimeout(this.poll_);
   this.input_.close();
   this.input_ = undefined;
 }

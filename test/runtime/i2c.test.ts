@@ -51,6 +51,7 @@ describe('I2C sensors on a whole board', () => {
     plug(b);
     await b.run(25000);
     // Two steps a sample (started, read), each loading the step's code and the kind's driver, let go after.
+    expect(b.loads['i2c-start']).toBe(1);
     expect(b.loads['i2c']).toBe(2 * 3 * 3);
     expect([b.loads['bme280'], b.loads['sht4x'], b.loads['bh1750']]).toEqual([6, 6, 6]);
     const json = JSON.parse(writesOf(ids['tj'] as number, from).at(-1) as string) as Record<string, number>;
@@ -116,7 +117,7 @@ describe('I2C sensors on a whole board', () => {
     board.save(await provisioned(service.svc.url, testConfig()));
     const b = board.boot();
     await b.run(15000);
-    expect(Object.keys(b.loads).filter((k) => ['i2c', 'bme280', 'sht3x', 'sht4x', 'bh1750'].includes(k))).toEqual([]);
+    expect(Object.keys(b.loads).filter((k) => ['i2c-start', 'i2c', 'bme280', 'sht3x', 'sht4x', 'bh1750'].includes(k))).toEqual([]);
     expect(b.rt.agent()!.i2c).toBeUndefined();
     // The scan opens the bus for itself and closes it.
     const n = b.out().length;

@@ -1,5 +1,5 @@
-// The I2C sensors' steps (src/sensors/i2c/sensors.ts, through the agent's
-// sensor objects in src/sensors/index.ts) with a scripted bus and driver:
+// The I2C sensors' steps (src/sensors/i2c/sensors.ts, through their
+// objects made by src/sensors/i2c/start.ts) with a scripted bus and driver:
 // each step loads its code and lets it go; conversions end on a timer; each
 // quantity is calibrated and filtered on its own; failures are counted and
 // said once per change; a part plugged in later is read without a restart; a
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { SampleEvent } from '../../src/agent/sampler';
 import { createChain } from '../../src/filters/index';
 import type { I2cBus, I2cPorts } from '../../src/ports/ports';
-import { createSensor } from '../../src/sensors/index';
+import { startI2c } from '../../src/sensors/i2c/start';
 import type { Driver } from '../../src/sensors/i2c/driver';
 import { scanBus, stepI2c } from '../../src/sensors/i2c/sensors';
 import type { I2cEnv, I2cSensor } from '../../src/sensors/i2c/state';
@@ -73,7 +73,7 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
     busy: () => busy,
     buses: [],
   };
-  const list: Sensor[] = cfg.sensors.map((c) => createSensor({ cfg: c, pins: undefined as never, timers: time.timers, i2c: env }));
+  const list: Sensor[] = startI2c(cfg.sensors, env);
   const state = list as unknown as I2cSensor[];
   /** One period: every sensor sampled, then the conversion time passed. */
   const period = (): void => {

@@ -1,0 +1,59 @@
+// The I2C sensors' objects: the cold module 'i2c-start', loaded when the
+// agent starts with an I2C sensor carried, and kept while it runs (its
+// three small functions are the sensors' methods). A board without I2C
+// sensors carries none of it. Each sample is then two steps of the cold
+// module 'i2c' (./sensors.ts), loaded for the step and let go.
+import type { SensorConfig } from '../../config/types';
+import type { Sensor } from '../sensor';
+import type { stepI2c as StepI2c } from './sensors';
+import type { I2cEnv, I2cSensor } from './state';
+
+type Live = I2cSensor & Sensor;
+
+/** One sensor object per config of `cfgs` (all of I2C kinds), in their order, sharing `env`. */
+export function startI2c(cfgs: SensorConfig[], env: I2cEnv): Live[] {
+  const out: Live[] = [];
+  for (const cfg of cfgs) {
+    const q: Live = {
+      name: cfg.name, sample, close, cfg, env, phase: 0, next: () => step(q), wait: undefined, chip: undefined,
+      reads: 0, failures: 0, error: undefined, ids: undefined, units: [], filters: [], scales: [], offsets: [], last: [], at: 0,
+    };
+    out.push(q);
+  }
+  return out;
+}
+
+/**
+ * A sensor's next step: the cold module 'i2c' loaded, run and let go; put
+ * off while a request is in flight, so its code's heap does not add to the
+ * request's. A module that cannot be loaded is a failed step, said when its
+ * reason changes.
+ */
+function step(s: Live): void {
+  const e = s.env;
+  s.wait = undefined;
+  if (!e) return;
+  if (e.busy()) {
+    s.wait = e.p.timers.setTimeout(s.next, 100);
+    return;
+  }
+  const m = e.load<typeof StepI2c>('i2c');
+  if (m.ok) return m.value(s);
+  s.failures++;
+  if (s.error !== m.error) e.p.log.error('sensor ' + s.name + ': ' + (s.error = m.error));
+}
+
+/** A conversion started (none while one is under way): its readings come later, by themselves. */
+function sample(this: Live): null {
+  if (this.env && this.wait === undefined) step(this);
+  return null;
+}
+
+/** No more steps; the bus is taken again by the next start (I2cPorts.open). */
+function close(this: Live): void {
+  const e = this.env;
+  if (!e) return;
+  if (this.wait !== undefined) e.p.timers.clearTimeout(this.wait);
+  this.wait = undefined;
+  this.env = undefined;
+}
