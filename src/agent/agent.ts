@@ -9,7 +9,6 @@ import type { ColdLoader } from '../cold';
 import { createServiceClient } from '../service/client';
 import type { ServiceClient } from '../service/client';
 import { createSensor } from '../sensors/index';
-import type { Sensor } from '../sensors/index';
 import type { I2cSensor } from '../sensors/i2c/state';
 import type { startI2c as StartI2c } from '../sensors/i2c/start';
 import { createAssembler } from './assembler';
@@ -134,7 +133,6 @@ export function createAgent(o: {
     // wake() reads no `this`: no wrapper function needed.
     onQueued: uplink.wake,
   });
-  const sensors: Sensor[] = [];
   const sampled: SampledSensor[] = [];
   const onSample = (e: SampleEvent): void => {
     assembler.onSample(e);
@@ -149,7 +147,6 @@ export function createAgent(o: {
       if (cfg.address !== undefined) onBus.push(cfg);
       else {
         const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers });
-        sensors.push(sensor);
         sampled.push({ sensor, filter: createChain(cfg.filters), intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' });
       }
     }
@@ -157,16 +154,8 @@ export function createAgent(o: {
       // The runtime always gives the loader; a harness with I2C sensors must too.
       const load = o.load as ColdLoader['load'];
       const m = load<typeof StartI2c>('i2c-start');
-      if (!m.ok) p.log.error('i2c: ' + m.error + '; the I2C sensors are not read');
-      else {
-        i2c = m.value(onBus, { p, load, emit: onSample, chain: createChain, busy: () => uplink.stats().inFlightSinceMs !== undefined, buses: [] });
-        // Each quantity has its own filters (src/sensors/i2c/sensors.ts): none here.
-        for (let k = 0; k < i2c.length; k++) {
-          const sensor = i2c[k] as unknown as Sensor;
-          sensors.push(sensor);
-          sampled.push({ sensor, filter: undefined, intervalMs: (onBus[k] as SensorConfig).intervalMs });
-        }
-      }
+      if (m.ok) i2c = m.value(onBus, { p, load, emit: onSample, chain: createChain, busy: uplink.stats, buses: [] }, sampled);
+      else p.log.error('i2c: ' + m.error + '; the I2C sensors are not read');
     }
     sampler = createSampler({
       sensors: sampled,
@@ -177,7 +166,7 @@ export function createAgent(o: {
     });
   } catch (e) {
     // A pin the platform refuses: close what opened, report, start nothing.
-    for (const s of sensors) s.close();
+    for (const s of sampled) s.sensor.close();
     return { ok: false, error: 'sensor setup failed: ' + String(e) };
   }
   let on = false;
@@ -195,7 +184,7 @@ export function createAgent(o: {
       sampler.stop();
       assembler.stop();
       uplink.stop();
-      for (const s of sensors) s.close();
+      for (const s of sampled) s.sensor.close();
     },
     running: () => on,
   };

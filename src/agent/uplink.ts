@@ -97,7 +97,7 @@ export interface Uplink {
   add(job: Job): void;
   remove(job: Job): void;
   stop(): void;
-  stats(): UplinkStats;
+  stats(this: void): UplinkStats;
 }
 
 export function backoffMs(attempt: number, baseMs: number, capMs: number, random: () => number): number {

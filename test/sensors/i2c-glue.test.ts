@@ -70,10 +70,12 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
     },
     emit: (e) => events.push(e),
     chain: createChain,
-    busy: () => busy,
+    busy: () => (busy ? { inFlightSinceMs: 1 } : {}),
     buses: [],
   };
-  const list: Sensor[] = startI2c(cfg.sensors, env);
+  const sampled: { sensor: Sensor; intervalMs: number }[] = [];
+  const list: Sensor[] = startI2c(cfg.sensors, env, sampled as never);
+  expect(sampled.map((x) => [x.sensor, x.intervalMs])).toEqual(list.map((x, i) => [x, cfg.sensors[i]!.intervalMs]));
   const state = list as unknown as I2cSensor[];
   /** One period: every sensor sampled, then the conversion time passed. */
   const period = (): void => {

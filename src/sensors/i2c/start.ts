@@ -3,6 +3,7 @@
 // three small functions are the sensors' methods). A board without I2C
 // sensors carries none of it. Each sample is then two steps of the cold
 // module 'i2c' (./sensors.ts), loaded for the step and let go.
+import type { SampledSensor } from '../../agent/sampler';
 import type { SensorConfig } from '../../config/types';
 import type { Sensor } from '../sensor';
 import type { stepI2c as StepI2c } from './sensors';
@@ -10,8 +11,12 @@ import type { I2cEnv, I2cSensor } from './state';
 
 type Live = I2cSensor & Sensor;
 
-/** One sensor object per config of `cfgs` (all of I2C kinds), in their order, sharing `env`. */
-export function startI2c(cfgs: SensorConfig[], env: I2cEnv): Live[] {
+/**
+ * One sensor object per config of `cfgs` (all of I2C kinds), in their order,
+ * sharing `env`, each also added to the sampler's list `sampled` (with no
+ * filter there: each quantity has its own, ./sensors.ts).
+ */
+export function startI2c(cfgs: SensorConfig[], env: I2cEnv, sampled: SampledSensor[]): Live[] {
   const out: Live[] = [];
   for (const cfg of cfgs) {
     const q: Live = {
@@ -19,6 +24,7 @@ export function startI2c(cfgs: SensorConfig[], env: I2cEnv): Live[] {
       reads: 0, failures: 0, error: undefined, ids: undefined, units: [], filters: [], scales: [], offsets: [], last: [], at: 0,
     };
     out.push(q);
+    sampled.push({ sensor: q, filter: undefined, intervalMs: cfg.intervalMs });
   }
   return out;
 }
@@ -33,7 +39,8 @@ function step(s: Live): void {
   const e = s.env;
   s.wait = undefined;
   if (!e) return;
-  if (e.busy()) {
+  // The uplink's stats: a request in flight since some time.
+  if (e.busy().inFlightSinceMs !== undefined) {
     s.wait = e.p.timers.setTimeout(s.next, 100);
     return;
   }

@@ -20,8 +20,8 @@ export interface I2cEnv {
   emit: (e: SampleEvent) => void;
   /** The agent's filter maker: one copy of the filters' code on the heap. */
   chain: (specs: FilterSpec[]) => Filter;
-  /** True while a request is in flight: a step waits, so its code's heap does not add to the request's. */
-  busy: () => boolean;
+  /** The uplink's stats (src/agent/uplink.ts): while a request is in flight a step waits, so its code's heap does not add to the request's. */
+  busy: () => { inFlightSinceMs?: number };
   /** Each bus (0, 1) once opened: its handle (I2cPorts.open), and what the last look at it found. */
   buses: (I2cBusState | undefined)[];
 }
