@@ -84,6 +84,7 @@ export function createAgent(o: {
   // sensors some device carries, the shortest period of those and of all.
   const used: SensorConfig[] = [];
   let retryMs = Infinity;
+  let i2cUsed = false;
   let shortest = Infinity;
   for (const s of config.sensors) {
     if (s.intervalMs < shortest) shortest = s.intervalMs;
@@ -93,6 +94,7 @@ export function createAgent(o: {
     if (carried) {
       used.push(s);
       if (s.intervalMs < retryMs) retryMs = s.intervalMs;
+      if (s.address !== undefined) i2cUsed = true;
     }
   }
   const uplink = createUplink({
@@ -130,6 +132,7 @@ export function createAgent(o: {
   const assembler = createAssembler({
     devices: config.devices, queue: o.queue, clock: p.clock, timers: p.timers, time, bootId: o.bootId, log: p.log,
     retryMs,
+    i2c: i2cUsed,
     // wake() reads no `this`: no wrapper function needed.
     onQueued: uplink.wake,
   });

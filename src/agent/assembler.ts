@@ -8,7 +8,9 @@ import type { OutboxRecord, Outbox as Queue } from '../queue/types';
 import type { SampleEvent } from './sampler';
 import type { TimeKeeper } from './time';
 
+/** Samples of one period within this long go in one record; an I2C part's conversion (at most 180 ms) takes longer. */
 const COALESCE_MS = 50;
+const COALESCE_I2C_MS = 250;
 const SPILL_MAX = 32;
 /** The longest wait between two tries of a file system that refuses records. */
 const RETRY_MAX_MS = 300000;
@@ -30,6 +32,8 @@ export function createAssembler(o: {
   log: Log;
   /** The shortest sampling period: the first wait before a refusing outbox is tried again. */
   retryMs: number;
+  /** Some sensor is an I2C part, whose readings come a conversion after the others: the window waits for them. */
+  i2c?: boolean;
   /** Called after each record was queued (wakes the uplink). */
   onQueued?: () => void;
 }): Assembler {
@@ -114,7 +118,7 @@ export function createAssembler(o: {
         if (dev.format === 'Value') flush(di);
         else if (!pending[di]) {
           pending[di] = true;
-          if (window === undefined) window = o.timers.setTimeout(flush, COALESCE_MS);
+          if (window === undefined) window = o.timers.setTimeout(flush, o.i2c ? COALESCE_I2C_MS : COALESCE_MS);
         }
       }
     },

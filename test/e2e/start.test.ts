@@ -39,8 +39,12 @@ describe('npm start', () => {
     await a.waitFor(/delivered {2}sim_value .*HTTP 200 {2}\d+\.\d\d/);
     await a.waitFor(/delivered {2}sim_json .*HTTP 200 {2}\{"temp":/);
     await a.waitFor(/delivered {2}sim_xml .*HTTP 200 {2}<reading /);
+    // The simulated board's I2C parts (a BME280, an SHT4x and a BH1750 on bus 0), read
+    // through the device build's cold modules as a board reads them.
+    await a.waitFor(/delivered {2}sim_json .*HTTP 200 {2}\{.*"air\.temperature":2\d\.\d\d,"air\.humidity":\d+\.\d\d,"air\.pressure":10\d\d\.\d\d,"leaf\.te/);
     a.proc.stdin.write('status()\n');
     await a.waitFor(/outbox {4}\d+ queued/);
+    expect(a.out()).toMatch(/i2c {7}air \(bme280 at 0x76, bus 0\): \d+ reads?, 0 failed/);
     expect(a.out()).toMatch(/agent {5}0\.1\.0, running/);
     const code = exited(a.proc);
     a.proc.kill('SIGINT');
