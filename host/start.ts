@@ -178,7 +178,15 @@ async function main(): Promise<void> {
   };
   const panel = (): BoardPanel | undefined => {
     const hp = sim.hp;
-    return hp ? boardPanel(hp.pins, outputsNow(), `pico-w ${hp.system.boardUid()}, simulated by npm start`) : undefined;
+    if (!hp) return undefined;
+    // The devices it writes its readings to: the dashboard offers no Set form on them.
+    let writes: number[] = [];
+    try {
+      writes = rt ? rt.config().devices.map((d) => d.deviceId) : [];
+    } catch {
+      writes = [];
+    }
+    return { ...boardPanel(hp.pins, outputsNow(), `pico-w ${hp.system.boardUid()}, simulated by npm start`), writes };
   };
 
   let svc: RunningService | undefined;

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { readFleet } from './fleet';
 import type { ConfigCard, Fleet, HealthRow, OutputReader } from './fleet';
 import type { Device, HistoryEntry, Store } from './store';
-import { firstXmlNumber, numericText } from './xml';
+import { checkXml, numericText } from './xml';
 
 export type { ConfigCard, ConfigUser, HealthRow, OutputReader, RemoteView } from './fleet';
 
@@ -83,6 +83,20 @@ const MAX_POINTS = 300;
 const MAX_VALUE_CHARS = 200;
 
 type Numeric = { field: string; value: number } | null;
+
+/** What a board's readings carry beside them (src/service/encode.ts): counters and times, not readings to chart. */
+const STAMPS = ['seq', 'uptime_ms', 'ts'];
+
+/** The first numeric text or attribute value of an XML write, in document order, a board's stamps left out. */
+function firstXmlReading(doc: string): Numeric {
+  let found: Numeric = null;
+  checkXml(doc, (kind, name, value) => {
+    if (found || (kind === 'attr' && (STAMPS.includes(name) || name === 'unit'))) return;
+    const n = numericText(value);
+    if (n !== undefined) found = { field: name, value: n };
+  });
+  return found;
+}
 const numericCache = new WeakMap<HistoryEntry, Numeric>();
 
 function firstJsonNumber(v: unknown, key: string): Numeric {
@@ -100,6 +114,7 @@ function firstJsonNumber(v: unknown, key: string): Numeric {
   }
   if (v && typeof v === 'object') {
     for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
+      if (STAMPS.includes(k)) continue;
       const r = firstJsonNumber(item, k);
       if (r) return r;
     }
@@ -120,7 +135,7 @@ export function numericOf(format: string, content: string): Numeric {
       return null;
     }
   }
-  return firstXmlNumber(content) ?? null;
+  return firstXmlReading(content);
 }
 
 /** A health report's charted number: the heap in use after a collection. */

@@ -10,8 +10,10 @@
 //   (by its name, in that board's account) and any device whose latest write
 //   carries the seq/uptime_ms fields of a board's readings;
 // - a configuration's outputs read their source device: tied to the board
-//   whose report names that configuration, each output's counts of reads and
-//   refused values are shown on the source device's card, where values are set.
+//   whose report names that configuration (its remote.id; without one, the
+//   board reporting to the configuration's health.id), each output's counts of
+//   reads and refused values are shown on the source device's card, where
+//   values are set.
 
 import { levelOf } from '../../src/agent/output-read';
 import { quantitiesOf } from '../../src/config/schema';
@@ -307,7 +309,11 @@ export function readFleet(store: Store, nowMs: number, maxBytes: number): Fleet 
       unitsOf.set(d.deviceId, m);
     }
     const outputs = Array.isArray(doc.outputs) ? doc.outputs : [];
-    const users = info.users.length > 0 ? info.users : [null];
+    // The boards running it: those whose report names it as their remote.id, else
+    // the one reporting to the health device it names (a board set up with it).
+    const hid = isObj(doc.health) && typeof doc.health.id === 'number' && reports.has(doc.health.id) ? doc.health.id : undefined;
+    const runners = info.users.length > 0 ? info.users : hid !== undefined ? [hid] : [];
+    const users = runners.length > 0 ? runners : [null];
     for (const o of outputs) {
       if (!isObj(o) || typeof o.sourceId !== 'number' || typeof o.name !== 'string') continue;
       const kind = o.kind === 'pwm' ? 'pwm' : 'digital';
