@@ -60,6 +60,29 @@ export function crcOf(text: string): string {
   return crc32(b, 0, b.length).toString(16);
 }
 
+/** An object with its own keys in sorted order (each made own, even __proto__), for canonicalText's stringify. */
+function sortedKeys(this: unknown, _key: string, v: unknown): unknown {
+  if (!isObj(v)) return v;
+  const o: Obj = {};
+  for (const k of Object.keys(v).sort()) Object.defineProperty(o, k, { value: v[k], enumerable: true, writable: true, configurable: true });
+  return o;
+}
+
+/** A document's content as a board compares it: compact JSON with every object's keys sorted (its text trimmed when not JSON). */
+export function canonicalText(text: string): string {
+  const t = text.trim();
+  try {
+    return JSON.stringify(JSON.parse(t), sortedKeys);
+  } catch {
+    return t;
+  }
+}
+
+/** The CRC a board reports for a document it read (src/agent/remote-apply.ts): of its canonical text. */
+export function documentCrc(text: string): string {
+  return crcOf(canonicalText(text));
+}
+
 /** The last document a board saw, as its report says. */
 export interface RemoteView {
   id: number | null;
@@ -114,7 +137,7 @@ export interface ConfigUser {
 /** A configuration device's card: the document (PINs and secrets shown as KEPT) and its check. */
 export interface ConfigCard {
   document: string;
-  /** CRC of the stored document, '' before the first write. */
+  /** CRC of the stored document as a board reports it (documentCrc), '' before the first write. */
   crc: string;
   errors: string[];
   ignored: string[];
@@ -372,7 +395,7 @@ export function readFleet(store: Store, nowMs: number, maxBytes: number): Fleet 
     card(id) {
       const info = configs.get(id);
       if (!info) return undefined;
-      const crc = info.dev.content === undefined ? '' : crcOf(info.dev.content);
+      const crc = info.dev.content === undefined ? '' : documentCrc(info.dev.content);
       const users: ConfigUser[] = [];
       for (const hid of info.users) {
         const row = rowById.get(hid);

@@ -7,7 +7,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { KEPT, checkDocument, documentForPage, looksLikeConfig, maskDocument, takeOutIgnored } from '../../host/service/config-doc';
+import { canonicalText, documentCrc } from '../../host/service/fleet';
 import { csvCell, historyCsv } from '../../host/service/history';
+import { crc32 } from '../../src/queue/crc32';
 
 const LIMITS = { maxBytes: 16384 };
 
@@ -105,6 +107,19 @@ describe('what the page gets of a document', () => {
     expect(looksLikeConfig({ fw: '0.1.0', board: 'pico-w', intervalS: 60 })).toBe(false);
     expect(looksLikeConfig({})).toBe(false);
     expect(looksLikeConfig([doc()])).toBe(false);
+  });
+});
+
+describe("a document's CRC, as a board reports the one it read", () => {
+  it("is the CRC-32 of its canonical text: compact, every object's keys sorted, so the same content gives the same CRC", () => {
+    const a = '{ "b": 1, "a": { "y": [3, {"q": 1, "p": 2}], "x": "s" } }\n';
+    expect(canonicalText(a)).toBe('{"a":{"x":"s","y":[3,{"p":2,"q":1}]},"b":1}');
+    const bytes = Buffer.from('{"a":{"x":"s","y":[3,{"p":2,"q":1}]},"b":1}', 'utf8');
+    expect(documentCrc(a)).toBe(crc32(bytes, 0, bytes.length).toString(16));
+    expect(documentCrc('{"a":{"y":[3,{"q":1,"p":2}],"x":"s"},"b":1}')).toBe(documentCrc(a));
+    expect(documentCrc('{"b":2}')).not.toBe(documentCrc('{"b":1}'));
+    // A key named __proto__ stays a key.
+    expect(canonicalText('{"__proto__":{"b":1,"a":2}}')).toBe('{"__proto__":{"a":2,"b":1}}');
   });
 });
 

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { crcOf } from '../../host/service/fleet';
+import { documentCrc } from '../../host/service/fleet';
 import type { RunningService } from '../../host/service/server';
 import { launchChromium, present } from '../fakes/browser';
 import { until } from './browser-until';
@@ -128,7 +128,7 @@ describe.skipIf(!present)('the fleet console in a browser', () => {
     expect(JSON.parse(now)).toEqual({ ...f.doc, wifi: { ssid: 'other' }, agent: { backoffBaseMs: 5000 } });
 
     // The board reads it and reports it run: the card says so.
-    await writeJson(svc.port, f.health, report(f, { crc: crcOf(now), outcome: 'applied', ignored: ['wifi.ssid'] }));
+    await writeJson(svc.port, f.health, report(f, { crc: documentCrc(now), outcome: 'applied', ignored: ['wifi.ssid'] }));
     await until(page, `/runs the stored document$/.test(document.querySelector('${card} .config-user')?.textContent ?? '')`);
     expect(await page.locator(`${card} .config-user`).getAttribute('class')).toContain('current');
     expect(await page.locator(area).inputValue()).toContain('"backoffBaseMs": 5000');
