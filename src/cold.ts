@@ -114,8 +114,12 @@ export function createColdLoader(o: {
     const buf = new Uint8Array(K.Window);
     let c = 0;
     // Bytes [start, end) of the module as text; undefined when unreadable or not UTF-8.
+    // The pieces are joined once at the end: text grown by += is a new string
+    // per window, and with a module of 20 KB the heap (fragmented by a console
+    // session) ran out of room for the next one (the engine died in the third
+    // set() of a session without the agent).
     const piece = (start: number, end: number): string | undefined => {
-      let s = '';
+      const s: string[] = [];
       for (let k = start; k < end; ) {
         let m = Math.min(K.Window, end - k);
         const w = o.program.read(from + k, m, buf);
@@ -130,10 +134,10 @@ export function createColdLoader(o: {
         c = crc32(w, 0, m, c);
         const t = decodeUtf8(w.subarray(0, m));
         if (t === undefined) return undefined;
-        s += t;
+        s.push(t);
         k += m;
       }
-      return s;
+      return s.join('');
     };
     // The code with the newline after it (which the CRC covers, and which
     // evaluates as nothing), then the strings: no copy of either to trim it.
