@@ -10,6 +10,7 @@ export function defaultConfig(): AgentConfig {
     wifi: { ssid: '', password: '' },
     service: { url: '', apiKey: '' },
     health: { id: 0, pin: 0, intervalMs: 900000 },
+    remote: { id: 0, pin: 0, pollMs: 900000 },
     agent: {
       outboxBytes: 196608,
       backoffBaseMs: 2000,

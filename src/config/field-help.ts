@@ -36,6 +36,9 @@ export const FIELD_HELP: Texts = /* @__PURE__ */ prefixed({
     'health.id': 'DeviceID of a JSON device for health reports (0 off)',
     'health.pin': 'DevicePIN of that device',
     'health.intervalMs': 'Time between health reports',
+    'remote.id': 'DeviceID of a JSON device holding this config (0 off)',
+    'remote.pin': 'DevicePIN of that device',
+    'remote.pollMs': 'Time between reads of that device (min 1 min)',
   },
   'agent.': {
     outboxBytes: 'Outbox size on flash; oldest readings go first',

@@ -135,6 +135,11 @@ export const SCALAR_FIELDS: readonly Field[] = /* @__PURE__ */ TOP.concat(
     { key_: 'pin', type_: T.Int, min_: 0, max_: MAX_ID, default_: 0 },
     { key_: 'intervalMs', type_: T.Int, min_: 60000, max_: 86400000, default_: 900000 },
   ]),
+  /* @__PURE__ */ under('remote.', [
+    { key_: 'id', type_: T.Int, min_: 1, max_: MAX_ID, zeroOff_: true, default_: 0 },
+    { key_: 'pin', type_: T.Int, min_: 0, max_: MAX_ID, default_: 0 },
+    { key_: 'pollMs', type_: T.Int, min_: 60000, max_: 86400000, default_: 900000 },
+  ]),
 );
 
 /** The I2C kinds that measure quantity `q`. */

@@ -210,8 +210,9 @@ export function createConfigStore(o: { files: FileStore; codec: CodecSource; che
           saved = decodeUtf8(b.subarray(at, at + parseInt(got.stamp, 10)));
         }
         if (typeof saved !== 'string') return undefined;
-        // A copy an earlier firmware made knows no outputs: it had none.
+        // A copy an earlier firmware made knows no outputs, nor a configuration's device: it had none.
         if (!Array.isArray(got.config.outputs)) got.config.outputs = [];
+        if (!got.config.remote) got.config.remote = { id: 0, pin: 0, pollMs: 900000 };
         // Going back puts its saved form back too, checked as it was.
         return store(saved, got.config) ? undefined : got.config;
       } catch {

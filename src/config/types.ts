@@ -84,6 +84,18 @@ export interface HealthConfig {
   intervalMs: number;
 }
 
+/**
+ * A JSON device of the account whose stored document is the configuration
+ * this board is to run (src/agent/remote.ts), read every pollMs.
+ */
+export interface RemoteConfig {
+  /** DeviceID of a JSON device; 0 = off. */
+  id: number;
+  /** DevicePIN of that device. */
+  pin: number;
+  pollMs: number;
+}
+
 export type OutputKind = 'digital' | 'pwm';
 
 /**
@@ -116,6 +128,7 @@ export interface AgentConfig {
   wifi: { ssid: string; password: string };
   service: { url: string; apiKey: string };
   health: HealthConfig;
+  remote: RemoteConfig;
   sensors: SensorConfig[];
   devices: DeviceConfig[];
   outputs: OutputConfig[];

@@ -308,7 +308,7 @@ function kindEntry(e: Entry, fields: readonly Field[], err: Err): Obj | undefine
   return s;
 }
 
-const SECTIONS = ['wifi', 'service', 'agent', 'health'];
+const SECTIONS = ['wifi', 'service', 'agent', 'health', 'remote'];
 const TOP = /* @__PURE__ */ ['board', 'sensors', 'devices', 'outputs'].concat(SECTIONS);
 
 /** Claims the pin of a sensor or output for its key. */
@@ -371,6 +371,10 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
   const health = cfg.health as AgentConfig['health'];
   const shared = health.id ? idOwner[health.id] : undefined;
   if (shared) err('health.id: id ' + health.id + ' is device ' + shared + "'s; reports need a JSON device of their own");
+  // The configuration's device is read, never written: not one this board writes.
+  const remote = (cfg.remote as AgentConfig['remote']).id;
+  const writer = remote ? (idOwner[remote] ? 'device ' + idOwner[remote] + "'s" : remote === health.id ? 'health.id' : '') : '';
+  if (writer) err('remote.id: id ' + remote + ' is ' + writer + ', which this board writes; the configuration needs a JSON device of its own');
   const outputs = checkOutputs(raw, claimPin, idOwner, health.id, err);
 
   if (errors.length > 0) return { ok: false, errors };

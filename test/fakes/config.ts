@@ -8,6 +8,7 @@ export function testConfig(url = 'http://127.0.0.1:8080'): AgentConfig {
     wifi: { ssid: 'field-net', password: 'secret-pass' },
     service: { url, apiKey: 'k3y0123456789abcdef0123456789abcd' },
     health: { id: 0, pin: 0, intervalMs: 900000 },
+    remote: { id: 0, pin: 0, pollMs: 900000 },
     sensors: [
       { name: 'temp', kind: 'temperature', pin: 30, intervalMs: 10000, unit: 'C', filters: [], oversample: 1 },
       { name: 'light', kind: 'analog', pin: 26, intervalMs: 10000, unit: 'V', filters: [] },
