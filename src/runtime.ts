@@ -30,6 +30,8 @@ const enum K {
   HealthyAfterMs = 120000,
   /** Present for one boot: start without the agent and the watchdog, so flashing is not cut short by a reset (written by maintenance(), src/console/cmd-config.ts). */
   MaintenanceFile = 'maintenance',
+  /** A document of the configuration's device kept for a boot without the agent to check (src/agent/remote-apply.ts). */
+  RemoteFile = 'remote.json',
 }
 
 /** A boot that lives this long is healthy: the rapid-reboot counter starts again. */
@@ -76,7 +78,7 @@ export interface RuntimeHooks {
   codec?: CodecSource;
   /** The checker's id (src/config/store.ts): a file checked by another checker is checked again. */
   checker?: string;
-  /** Loads cold code by name (the cold loader's load()): 'health' makes each health report (src/agent/health.ts), 'outputs' starts the outputs (src/agent/outputs.ts), which load 'output-read' for each read; the uplink loads 'held' for the held devices' lanes. */
+  /** Loads cold code by name (the cold loader's load()): 'health' makes each health report (src/agent/health.ts), 'outputs' starts the outputs (src/agent/outputs.ts), which load 'output-read' for each read; 'remote' polls the configuration's device (src/agent/remote.ts), which loads 'remote-apply' for each read, as a boot that checks a kept document does; the uplink loads 'held' for the held devices' lanes. */
   load?: LoadCold;
 }
 
@@ -132,7 +134,8 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
   // Only a whole maintenance flag counts; a torn write from a failed maintenance() does not.
   let maintenance = !!m && m.length === 1 && m[0] === 49;
   const flagged = !!read(TRIAL_FILE);
-  const plan = decide({ config, errors: loaded.errors.length, unchecked: !!loaded.unchecked, maintenance, safe: state.safeMode ? state.reason : undefined, flagged });
+  const remote = !!read(K.RemoteFile);
+  const plan = decide({ config, errors: loaded.errors.length, unchecked: !!loaded.unchecked, maintenance, safe: state.safeMode ? state.reason : undefined, flagged, remote });
   let mode = plan.mode;
   let why = plan.why;
   let pending: AgentConfig | undefined;
@@ -212,6 +215,17 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       spent(store, ['load']);
       if (again.source === 'file') config = again.config;
       if (mode === 'safe' || maintenance) return;
+      // A document the running agent had no room to check: applied (a change
+      // on trial) or refused here, then the agent starts. It goes when it
+      // cannot be checked at all, so this boot does not come back for it.
+      if (remote && again.source === 'file' && hooks.load) {
+        const m = hooks.load<(r: Runtime, l: LoadCold) => unknown>('remote-apply');
+        if (m.ok) m.value(rt, hooks.load);
+        else {
+          log.error('remote: ' + m.error);
+          read(K.RemoteFile, true);
+        }
+      }
       // On the device the agent's code is gone by now: this schedules the
       // restart into it. Where the code stays (the host), the agent starts.
       if (again.source === 'file') startAgent();

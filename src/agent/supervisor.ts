@@ -3,19 +3,21 @@
 // tick every few seconds restarts the board when abandoned connections hold
 // the driver's slots, shows the link on the LED, arms the watchdog, keeps a
 // change of config on trial (src/config/trial.ts), gives the agent its
-// outputs and sends the health report when due. Until the watchdog is armed
+// outputs and the configuration device's poll (src/agent/remote.ts), and
+// sends the health report when due. Until the watchdog is armed
 // it keeps the one a previous program may have left running quiet.
 import type { Agent } from './agent';
 import type { Led } from './led';
-import type { LoadCold, Outputs, startOutputs as StartOutputs } from './outputs';
+import type { LoadCold, Outputs } from './outputs';
 import type { AgentPart } from './part';
-import type { Delivery } from './uplink';
+import type { Delivery, Uplink } from './uplink';
 import type { WatchdogFeeder } from './watchdog';
 import { getBoard } from '../board';
 import { isConfigured } from '../config/defaults';
 import type { ConfigTrial } from '../config/trial';
 import type { AgentConfig } from '../config/types';
 import type { Platform, TimerId } from '../ports/ports';
+import type { ServiceClient } from '../service/client';
 import { OUTBOX_DIR } from '../queue/dir';
 import type { Outbox } from '../queue/types';
 import { agentPart, spent } from '../parts';
@@ -58,7 +60,7 @@ export function createSupervisor<R extends { restart(why: string): void }>(o: {
   bootId: number;
   /** What restart() and the health report are given. */
   rt: R;
-  /** Loads cold code by name (src/runtime.ts, RuntimeHooks.load): the health report, the outputs, the held devices' lanes. */
+  /** Loads cold code by name (src/runtime.ts, RuntimeHooks.load): the health report, the outputs, the configuration's poll, the held devices' lanes. */
   load?: LoadCold;
   onDelivered?: (d: Delivery) => void;
   /** Runs the last known good configuration instead of the running one (through start()). */
@@ -78,8 +80,10 @@ export function createSupervisor<R extends { restart(why: string): void }>(o: {
   let deliveredAt: number | undefined;
   /** Uptime of the next health report (the first at the first tick). */
   let reportAt = 0;
-  /** The running agent was given its outputs (or could not take them: its error was logged). */
-  let outputsDone = false;
+  /** The kept cold modules the running agent was given (or could not take: the error was logged): 1 its outputs, 2 the configuration's poll. */
+  let attached = 0;
+  /** The configuration's poll (src/agent/remote.ts), once started. */
+  let remote: { stop(): void } | undefined;
 
   // Kaluma never disables the RP2040 watchdog on a soft reset: after `.load`
   // the previous program's may still run. Fed every second until the agent
@@ -105,18 +109,27 @@ export function createSupervisor<R extends { restart(why: string): void }>(o: {
   }
 
   /**
-   * Gives the running agent its outputs (a config with outputs only). The
-   * loader refuses when the heap is short: then again at each tick until it
-   * loads; meanwhile the pins stay as the reset left them (inputs).
+   * Gives the running agent its kept cold modules: its outputs (a config with
+   * outputs), the configuration device's poll (remote.id set). The loader
+   * refuses when the heap is short: then again at each tick until it loads;
+   * meanwhile the pins stay as the reset left them (inputs). One loop for
+   * both, as every function costs heap for good.
    */
-  function attachOutputs(): void {
-    if (!agent || !config || outputsDone || !config.outputs.length || !load) return;
-    const m = load<typeof StartOutputs>('outputs');
-    if (!m.ok) return log.error('outputs: ' + m.error + '; trying again in ' + K.TickMs / 1000 + ' s');
-    outputsDone = true;
-    const made = m.value(agent.uplink, agent.client, config, p, load);
-    if (typeof made === 'string') log.error('outputs: ' + made);
-    else self.outputs = made;
+  function attach(): void {
+    for (let i = 0; i < 2; i++) {
+      const name = i ? 'remote' : 'outputs';
+      if (!agent || !config || !load || attached & (i + 1) || !(i ? config.remote && config.remote.id : config.outputs.length)) continue;
+      const m = load<(up: Uplink, client: ServiceClient, c: AgentConfig, p: Platform, load: LoadCold, rt: R) => { stop(): void } | string>(name);
+      if (!m.ok) {
+        log.error(name + ': ' + m.error + '; trying again in ' + K.TickMs / 1000 + ' s');
+        continue;
+      }
+      attached |= i + 1;
+      const made = m.value(agent.uplink, agent.client, config, p, load, rt);
+      if (typeof made === 'string') log.error(name + ': ' + made);
+      else if (i) remote = made;
+      else self.outputs = made as Outputs;
+    }
   }
 
   function supervise(): void {
@@ -144,7 +157,7 @@ export function createSupervisor<R extends { restart(why: string): void }>(o: {
     }
     const good = trial.check(config, now, deliveredAt);
     deliveredAt = undefined;
-    attachOutputs();
+    attach();
     const h = config.health;
     if (h && h.id && load && now >= reportAt) {
       // The report's code is cold: loaded for each report and let go.
@@ -217,14 +230,15 @@ export function createSupervisor<R extends { restart(why: string): void }>(o: {
       }
       agent = self.agent = made.agent;
       config = c;
-      outputsDone = false;
+      attached = 0;
       startedAt = p.clock.uptimeMs();
       if (led) led.show('connecting');
       agent.start();
       spent(code, ['createAgent']);
-      // The outputs' code is cold (the cold module 'outputs'): loaded once
-      // the boot is done, where its load does not add to the boot's own peak.
-      if (c.outputs.length) p.timers.setTimeout(attachOutputs, 0);
+      // The outputs' code and the poll's are cold (the cold modules 'outputs',
+      // 'remote'): loaded once the boot is done, where a load does not add to
+      // the boot's own peak.
+      if (c.outputs.length || (c.remote && c.remote.id)) p.timers.setTimeout(attach, 0);
       tick = p.timers.setTimeout(supervise, K.TickMs);
       return '';
     },
@@ -232,7 +246,8 @@ export function createSupervisor<R extends { restart(why: string): void }>(o: {
       if (tick !== undefined) p.timers.clearTimeout(tick);
       tick = deliveredAt = undefined;
       if (self.outputs) self.outputs.stop();
-      self.outputs = undefined;
+      if (remote) remote.stop();
+      self.outputs = remote = undefined;
       if (agent) agent.stop();
       agent = self.agent = undefined;
       if (!all) return;

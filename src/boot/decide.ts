@@ -23,13 +23,15 @@ export interface BootFacts {
   safe: string | undefined;
   /** The flag of a change that had not delivered when the board went down (src/config/trial.ts). */
   flagged: boolean;
+  /** A document of the configuration's device waits on flash for a boot without the agent to check it (src/agent/remote-apply.ts). */
+  remote?: boolean;
 }
 
 export interface BootPlan {
   mode: Mode;
   /** Why the agent does not run ('' when it is to run). */
   why: string;
-  /** Check the saved file once the boot is done (the agent starts after the restart that follows). */
+  /** Check the saved file (and a waiting document of the configuration's device) once the boot is done (the agent starts after the restart that follows). */
   check: boolean;
   /** The configuration is a change on trial: the last-known-good rule counts from this boot's start. */
   onTrial: boolean;
@@ -46,10 +48,14 @@ export function decideBoot(f: BootFacts): BootPlan {
         ? 'checking the saved configuration; the agent starts after a restart'
         : f.errors
           ? 'saved configuration invalid (see the errors above); fix with set() and save()'
-          : missing.length
-            ? 'not configured: set ' + missing.join(', ')
-            : '';
+          : f.remote
+            ? 'checking a configuration from the service; the agent starts after a restart'
+            : missing.length
+              ? 'not configured: set ' + missing.join(', ')
+              : '';
   const mode = f.safe !== undefined && !f.maintenance ? 'safe' : why ? 'console-only' : 'running';
-  // A file nobody checked yet was written by flash.sh: a person's choice, not a change on trial.
-  return { mode, why, check: f.unchecked, onTrial: f.flagged && !f.unchecked };
+  // A file nobody checked yet was written by flash.sh: a person's choice, not
+  // a change on trial; unless a document of the configuration's device is
+  // still being applied (a power cut fell between the save's two files).
+  return { mode, why, check: f.unchecked || (!!f.remote && !f.errors), onTrial: f.flagged && (!f.unchecked || !!f.remote) };
 }

@@ -11,6 +11,7 @@ const facts = (over: Partial<BootFacts> = {}): BootFacts => ({ config: testConfi
 const NOT_CONFIGURED = 'not configured: set wifi.ssid, service.url, service.apiKey, device.<name>';
 const INVALID = 'saved configuration invalid (see the errors above); fix with set() and save()';
 const CHECKING = 'checking the saved configuration; the agent starts after a restart';
+const REMOTE = 'checking a configuration from the service; the agent starts after a restart';
 const MAINTENANCE = 'maintenance boot: agent and watchdog off until the next reboot; flash or copy files now';
 const SAFE = '5 reboots in a row within 120 s';
 
@@ -21,6 +22,10 @@ const cases: [string, BootFacts, BootPlan][] = [
   ['an invalid configuration (the defaults in its place): console only', facts({ config: defaultConfig(), errors: 3 }), { mode: 'console-only', why: INVALID, check: false, onTrial: false }],
   ['a file from flash.sh, not checked yet: checked after the boot', facts({ unchecked: true }), { mode: 'console-only', why: CHECKING, check: true, onTrial: false }],
   ['a file from flash.sh is a person\'s choice, not a change on trial, whatever flag is left', facts({ unchecked: true, flagged: true }), { mode: 'console-only', why: CHECKING, check: true, onTrial: false }],
+  ['a document of the configuration device kept on flash: checked after the boot, before the agent', facts({ remote: true }), { mode: 'console-only', why: REMOTE, check: true, onTrial: false }],
+  ['a document being applied when the power went: its change stays on trial, even with the save half done', facts({ unchecked: true, flagged: true, remote: true }), { mode: 'console-only', why: CHECKING, check: true, onTrial: true }],
+  ['a kept document waits while the saved file is invalid', facts({ config: defaultConfig(), errors: 2, remote: true }), { mode: 'console-only', why: INVALID, check: false, onTrial: false }],
+  ['a kept document waits in safe mode (the check is skipped there)', facts({ remote: true, safe: SAFE }), { mode: 'safe', why: SAFE, check: true, onTrial: false }],
   ['the maintenance flag: neither agent nor watchdog', facts({ maintenance: true }), { mode: 'console-only', why: MAINTENANCE, check: false, onTrial: false }],
   ['the maintenance flag wins over safe mode', facts({ maintenance: true, safe: SAFE }), { mode: 'console-only', why: MAINTENANCE, check: false, onTrial: false }],
   ['a maintenance boot still checks a file from flash.sh', facts({ maintenance: true, unchecked: true }), { mode: 'console-only', why: MAINTENANCE, check: true, onTrial: false }],

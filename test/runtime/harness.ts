@@ -4,6 +4,7 @@
 // under the fake clock by waiting for the request in flight.
 import { healthReport } from '../../src/agent/health';
 import { loadOutputsCode } from '../fakes/outputs-code';
+import { REMOTE_CODE } from '../fakes/remote-code';
 import type { LoadCold } from '../../src/agent/outputs';
 import { CODEC } from '../../src/config/codec';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -49,8 +50,11 @@ export class Board {
     if (e) throw new Error(e);
   }
 
-  /** `codec`: the config checker as the device entry hands it out (default: always there). */
-  boot(o: { codec?: CodecSource; onDelivered?: RuntimeHooks['onDelivered'] } = {}): Booted {
+  /**
+   * `codec`: the config checker as the device entry hands it out (default: always there);
+   * `refuse`: why a cold module would not load now (as the loader's room check says it), or undefined.
+   */
+  boot(o: { codec?: CodecSource; onDelivered?: RuntimeHooks['onDelivered']; refuse?: (name: string) => string | undefined } = {}): Booted {
     const time = createFakeTime();
     const p = createTestPlatform({ time, files: this.files, kv: this.kv });
     const all: string[] = [];
@@ -59,7 +63,15 @@ export class Board {
     const loads: Record<string, number> = {};
     // The health report as the device's cold module makes it (its loads are not counted), the outputs' modules counted.
     const outputs = loadOutputsCode(loads);
-    const load: LoadCold = <T>(name: string) => (name === 'health' ? { ok: true as const, value: healthReport as T } : outputs<T>(name));
+    const load: LoadCold = <T>(name: string) => {
+      const no = o.refuse ? o.refuse(name) : undefined;
+      if (no) return { ok: false as const, error: no };
+      if (name === 'health') return { ok: true as const, value: healthReport as T };
+      if (!(name in REMOTE_CODE)) return outputs<T>(name);
+      // The configuration device's modules, counted as the outputs' are.
+      loads[name] = (loads[name] || 0) + 1;
+      return { ok: true as const, value: REMOTE_CODE[name] as T };
+    };
     const rt = boot(p, { codec: o.codec || (() => CODEC), checker: 'test', onDelivered: o.onDelivered, load });
     installCommands(rt);
     // Called as the console host calls them, so the platform knows a command runs.
