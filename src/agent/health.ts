@@ -1,7 +1,7 @@
 // The agent's health as one JSON object for a JSON device of the account, so
 // boards in the field are watched from the service, not a serial cable.
 // Secrets never appear: the key is masked, the Wi-Fi password named.
-import { crc32 } from '../queue/crc32';
+import { configOrigin, remoteShown } from './remote-state';
 import type { Runtime } from '../runtime';
 import { maskSecret } from '../service/client';
 import { VERSION } from '../version';
@@ -28,13 +28,8 @@ export function healthReport(rt: HealthRt): string {
   // The live set, right after a collection (the board's only way to know it).
   if (p.system.collect) p.system.collect();
   const m = p.system.memory();
-  let config = '';
-  try {
-    const saved = p.files.read('config.json');
-    if (saved) config = crc32(saved, 0, saved.length).toString(16);
-  } catch {
-    config = 'unreadable';
-  }
+  // The configuration in force (the CRC of config.json) and where it came from.
+  const origin = configOrigin(p.files);
   const r: Record<string, unknown> = {
     fw: VERSION,
     board: p.system.boardName(),
@@ -45,8 +40,12 @@ export function healthReport(rt: HealthRt): string {
     lastReset: rt.state.lastAsked ? rt.state.lastState : 'unasked (watchdog, power or crash) while: ' + (rt.state.lastState || 'unknown'),
     mode: rt.mode(),
     heap: m ? { used: m.heapUsed, peak: m.heapPeak, total: m.heapTotal } : null,
-    config,
+    config: origin.crc,
+    configSource: origin.source,
   };
+  // The configuration's device: its last document and what became of it.
+  const remote = remoteShown(p.files, cfg, origin.crc, a && a.time.known() ? p.clock.wallMs() : undefined);
+  if (remote) r.remote = remote;
   if (box) {
     const q = box.stats();
     const head = box.peek(1)[0];

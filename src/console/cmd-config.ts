@@ -1,6 +1,7 @@
 // The everyday commands: the agent's state and restarts (cold module
 // 'state'), the configuration shown (cold module 'show') and changed with
 // the editor (cold module 'config').
+import { crcHex, noteSource } from '../agent/remote-state';
 import { changeLines, describeConfig } from '../config/describe';
 import { formatValue } from '../config/format';
 import { keyList, missingKeys } from '../config/required';
@@ -28,6 +29,13 @@ export function stateCommands(c: Ctx<StateRt>): Commands {
       if (!rt.dirty()) return out('nothing to save');
       const e = rt.apply(rt.pending());
       if (e) return fail('save: ' + e);
+      // Saved at the console: what the health report's configSource says of it.
+      try {
+        const saved = rt.p.files.read('config.json');
+        if (saved) noteSource(rt.p.files, crcHex(saved), 'console');
+      } catch {
+        // Unnamed, it reads as written by flash.sh: nothing else depends on it.
+      }
       out('saved; agent ' + rt.mode() + (rt.why() ? ': ' + rt.why() : ''));
     },
 

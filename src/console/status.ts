@@ -4,6 +4,7 @@
 import type { Agent } from '../agent/agent';
 import type { UplinkStats } from '../agent/uplink';
 import type { LinkStats } from '../agent/link';
+import { configOrigin, remoteShown } from '../agent/remote-state';
 import type { FileStore } from '../ports/ports';
 import { OUTBOX_DIR, SEGMENT } from '../queue/dir';
 import type { Runtime } from '../runtime';
@@ -158,6 +159,20 @@ function agentLines(say: Say, rt: StatusRt, a: Agent, now: number): void {
   else if (s.lastError) say('last err', s.lastError);
 }
 
+/**
+ * The configuration's device (remote.id set): its last document and what
+ * became of it, and where the running configuration came from: what the
+ * health report's "remote", "config" and "configSource" say.
+ */
+function remoteLine(say: Say, rt: StatusRt, a: Agent | undefined): void {
+  const p = rt.p;
+  const o = configOrigin(p.files);
+  const r = remoteShown(p.files, rt.config(), o.crc, a && a.time.known() ? p.clock.wallMs() : undefined);
+  if (!r) return;
+  say('remote', 'device ' + r.id + ', every ' + ago(rt.config().remote.pollMs) + ': ' + (r.crc ? 'document ' + r.crc + ' ' : '') + r.outcome +
+    (r.ignored.length ? ', left out ' + r.ignored.join(' ') : '') + (r.atS === null ? '' : ', seen ' + ago(r.atS * 1000) + ' ago') + '; running config ' + (o.crc || 'none') + ' from ' + o.source);
+}
+
 /** status(): every line, through `out`. */
 export function statusLines(rt: StatusRt, out: (line: string) => void): void {
   const p = rt.p;
@@ -168,6 +183,7 @@ export function statusLines(rt: StatusRt, out: (line: string) => void): void {
   say('agent', VERSION + ', ' + rt.mode() + ', boot ' + rt.state.bootId + ', up ' + ago(now));
   if (rt.why()) say('why', rt.why());
   if (a) agentLines(say, rt, a, now);
+  remoteLine(say, rt, a);
   if (box) {
     const q = box.stats();
     say('outbox', q.depth + ' queued (' + q.bytes + ' B), dropped ' + q.dropped + ', rejected ' + q.rejected + (q.lastReject ? ' (' + q.lastReject + ')' : ''));

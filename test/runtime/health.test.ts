@@ -9,7 +9,7 @@ import { Board, DEAD_URL, provisioned, sharedService } from './harness';
 
 const service = sharedService();
 
-const KEYS = ['fw', 'board', 'uid', 'boot', 'uptimeS', 'intervalS', 'lastReset', 'mode', 'heap', 'config', 'outbox', 'delivery', 'link', 'rssi', 'clockSynced', 'sampler', 'held', 'error'];
+const KEYS = ['fw', 'board', 'uid', 'boot', 'uptimeS', 'intervalS', 'lastReset', 'mode', 'heap', 'config', 'configSource', 'outbox', 'delivery', 'link', 'rssi', 'clockSynced', 'sampler', 'held', 'error'];
 
 describe('health reports', () => {
   it('go to their own device every interval, with every field, and no secret', async () => {
@@ -36,6 +36,8 @@ describe('health reports', () => {
     expect((r.delivery as { readings: number }).readings).toBeGreaterThanOrEqual(18);
     expect(r.link).toMatchObject({ up: true, radioResets: 0, reboots: 0 });
     expect(r.config).toMatch(/^[0-9a-f]{1,8}$/);
+    // Saved by a tool (the harness), as flash.sh --config does; no configuration device, so no "remote".
+    expect(r.configSource).toBe('flash.sh');
     const all = reports.map((w) => w.content).join('\n');
     expect(all).not.toContain(cfg.service.apiKey);
     expect(all).not.toContain(cfg.wifi.password);
