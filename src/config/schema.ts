@@ -3,6 +3,7 @@
 
 import { DEFAULT_BOARD } from '../board';
 import { I2C_KINDS, UNITS } from '../sensors/i2c/kinds';
+export { hex } from '../sensors/i2c/kinds';
 import type { SensorKind } from './types';
 
 /** A setting's type: numbers, not names, so the table and every test of a type are short in the cold modules. */
@@ -58,8 +59,7 @@ export const I2C_KIND_NAMES = /* @__PURE__ */ Object.keys(I2C_KINDS) as SensorKi
 export const SENSOR_KINDS: readonly SensorKind[] = /* @__PURE__ */ PIN_KINDS.concat(I2C_KIND_NAMES);
 /** An I2C kind's quantities, or undefined for a pin kind. */
 export const quantitiesOf = (kind: string): string[] | undefined => (Object.prototype.hasOwnProperty.call(I2C_KINDS, kind) ? (I2C_KINDS[kind] as [string[], number[]])[0] : undefined);
-/** Hex as a datasheet writes an I2C address: 0x76. */
-export const hex = (n: number): string => '0x' + (n < 16 ? '0' : '') + n.toString(16);
+
 export const BOARD_NAMES = ['pico-w', 'pico2-w'] as const;
 /** Sensor names become JSON keys and XML element names. */
 export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,15}$/;

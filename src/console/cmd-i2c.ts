@@ -1,10 +1,9 @@
 // i2cScan(): the cold module 'scan', loaded only for the command, so the
 // everyday commands' module does not carry it.
 import { getBoard } from '../board';
-import { hex } from '../config/schema';
 import type { I2cBus } from '../ports/ports';
 import type { Runtime } from '../runtime';
-import { I2C_KINDS } from '../sensors/i2c/kinds';
+import { hex, I2C_KINDS } from '../sensors/i2c/kinds';
 import { portsOf, scanBus } from '../sensors/i2c/sensors';
 import type { Commands, Ctx } from './shared';
 

@@ -14,3 +14,6 @@ export const I2C_KINDS: Record<string, [string[], number[]]> = {
   sht4x: [['temperature', 'humidity'], [0x44, 0x45, 0x46]],
   bh1750: [['illuminance'], [0x23, 0x5c]],
 };
+
+/** An I2C address as a datasheet writes it: 0x76. */
+export const hex = (n: number): string => '0x' + (n < 16 ? '0' : '') + n.toString(16);
