@@ -19,6 +19,7 @@ const HELP = [
   "provision(email, password, deviceName, format)  make an API key and a",
   '                       device (format Value, JSON or XML) and set them;',
   "                       name 'health' (JSON): the health reports' device;",
+  "                       'remote' (JSON): this board's configuration;",
   "                       'output.x': the source of output x",
   'resume()               leave safe mode and start the agent',
   'maintenance()          restart without agent and watchdog, before flashing',

@@ -10,6 +10,9 @@ import type { Runtime } from '../runtime';
 import { createServiceClient, maskSecret } from '../service/client';
 import type { ServiceClient } from '../service/client';
 import { withReads } from '../service/reads';
+import type { ServiceOps } from '../service/reads';
+import type { FileStore } from '../ports/ports';
+import { decodeUtf8 } from '../utf8';
 import type { Commands, ConsoleRt, Ctx } from './shared';
 import type { Settings } from './stubs';
 
@@ -69,6 +72,27 @@ export function testCommands(c: Ctx<ConsoleRt & Pick<Runtime, 'agent' | 'why' | 
   };
 }
 
+/**
+ * The configuration device's first document: the running configuration as
+ * saved (config.json), without what is never taken from the service (wifi.*,
+ * service.*, remote.*: src/agent/remote-apply.ts), so the first document is
+ * the truth, not a blank. '' once written, else why not.
+ */
+function firstDocument(cl: ServiceOps, files: FileStore, dev: { apiKey: string; deviceId: number; devicePin: number }): Promise<string> {
+  let doc: Record<string, unknown> = {};
+  try {
+    const b = files.read('config.json');
+    const t = b && decodeUtf8(b);
+    if (t) doc = JSON.parse(t) as Record<string, unknown>;
+  } catch {
+    doc = {};
+  }
+  delete doc.wifi;
+  delete doc.service;
+  delete doc.remote;
+  return cl.writeJson({ apiKey: dev.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin }, JSON.stringify(doc)).then((w) => (w.kind === 'ok' ? '' : w.reason));
+}
+
 export function provisionCommands(c: Ctx<ProvisionRt>): Commands {
   const rt = c.rt;
   const out = c.out;
@@ -87,25 +111,36 @@ export function provisionCommands(c: Ctx<ProvisionRt>): Commands {
       // The name 'health' makes the device for the agent's health reports (health.id, health.pin).
       const health = deviceName === 'health' && output === undefined;
       if (health && format !== 'JSON') return fail('provision: the health device is a JSON device');
+      // The name 'remote' makes the configuration's device (remote.id, remote.pin), with the running configuration in it.
+      const remote = deviceName === 'remote' && output === undefined;
+      if (remote && format !== 'JSON') return fail('provision: the configuration device (remote) is a JSON device');
       if (output !== undefined) {
         const o = rt.pending().outputs.filter((x) => x.name === output)[0];
         if (!o) return fail('provision: no output ' + output + "; create it first, e.g. set('output." + output + "', {kind: 'digital', pin: 16, sourceId: 1, sourcePin: 0})");
         if (format === 'XML' || (format === 'JSON') !== !!o.field) return fail('provision: output ' + output + (o.field ? ' reads field ' + o.field + ' of a JSON device' : ' reads a Value device (its field is empty)'));
       }
       const names = rt.pending().sensors.map((s) => s.name);
-      if (!names.length && !health && output === undefined) return fail("provision: add a sensor first, e.g. set('sensor.temp.kind', 'temperature')");
+      if (!names.length && !health && !remote && output === undefined) return fail("provision: add a sensor first, e.g. set('sensor.temp.kind', 'temperature')");
       const sensors = format === 'Value' ? [names[0] as string] : names;
       out('provision: creating ' + format + ' device ' + deviceName + ' for ' + email);
       const existing = rt.pending().service.apiKey;
+      let cl: ServiceOps | undefined;
       return connect(rt)
-        .then((cn) =>
-          cn.ok
-            ? provisionDevice({ client: withReads(cn.client), email, password, deviceName, format: format as DataFormat, apiKey: existing || undefined })
-            : { ok: false as const, error: cn.error },
-        )
+        .then((cn) => {
+          if (!cn.ok) return { ok: false as const, error: cn.error };
+          cl = withReads(cn.client);
+          return provisionDevice({ client: cl, email, password, deviceName, format: format as DataFormat, apiKey: existing || undefined });
+        })
+        .then((r) => (r.ok && remote && cl ? firstDocument(cl, rt.p.files, r).then((e) => ({ ...r, note: e })) : r))
         .then((r): Settings | undefined => {
           if (!r.ok) return void fail('provision: ' + r.error);
-          out('provision: device ' + r.deviceId + ' (' + format + (health ? ', health reports' : output !== undefined ? ', the source of output ' + output : ', sensors ' + sensors.join(',')) + '), API key ' + maskSecret(r.apiKey));
+          out('provision: device ' + r.deviceId + ' (' + format + (health ? ', health reports' : remote ? ', this board\'s configuration' : output !== undefined ? ', the source of output ' + output : ', sensors ' + sensors.join(',')) + '), API key ' + maskSecret(r.apiKey));
+          if (remote) {
+            // Made either way: a device made and not set would be lost (its PIN is not shown).
+            if (r.note) fail('provision: the running configuration was not written to device ' + r.deviceId + ' (' + r.note + '); its first read finds {}, which changes nothing');
+            else out('provision: the running configuration (without wifi.*, service.*, remote.*) is its first document');
+            return [['service.apiKey', r.apiKey], ['remote.id', r.deviceId], ['remote.pin', r.devicePin]];
+          }
           if (output !== undefined) {
             return [
               ['service.apiKey', r.apiKey],

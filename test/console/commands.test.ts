@@ -54,7 +54,7 @@ describe('help() with another topic', () => {
   it('prints the command list for any topic but keys', () => {
     const { b } = fresh();
     expect(said(b, () => b.cmd.help!('wifi'))).toEqual(said(b, () => b.cmd.help!()));
-    expect(said(b, () => b.cmd.help!())).toHaveLength(20);
+    expect(said(b, () => b.cmd.help!())).toHaveLength(21);
     b.rt.stop();
   });
 });
@@ -151,7 +151,9 @@ describe('config()', () => {
     expect(lines).toContain('sensor.door.pull = up');
     expect(lines).toContain('device.tj.sensors = temp,light,door');
     expect(lines).toContain('health.intervalMs = 900000');
-    expect(lines).toHaveLength(59);
+    // remote.id, remote.pin (a PIN: masked), remote.pollMs.
+    expect(lines).toContain('remote.pin = (unset)');
+    expect(lines).toHaveLength(62);
     expect(lines.join('\n')).not.toContain(API_KEY);
     expect(lines.join('\n')).not.toContain(WIFI_PASSWORD);
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(80);
