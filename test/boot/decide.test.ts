@@ -24,7 +24,6 @@ const cases: [string, BootFacts, BootPlan][] = [
   ['a file from flash.sh is a person\'s choice, not a change on trial, whatever flag is left', facts({ unchecked: true, flagged: true }), { mode: 'console-only', why: CHECKING, check: true, onTrial: false }],
   ['a document of the configuration device kept on flash: checked after the boot, before the agent', facts({ remote: true }), { mode: 'console-only', why: REMOTE, check: true, onTrial: false }],
   ['a document being applied when the power went: its change stays on trial, even with the save half done', facts({ unchecked: true, flagged: true, remote: true }), { mode: 'console-only', why: CHECKING, check: true, onTrial: true }],
-  ['a kept document waits while the saved file is invalid', facts({ config: defaultConfig(), errors: 2, remote: true }), { mode: 'console-only', why: INVALID, check: false, onTrial: false }],
   ['a kept document waits in safe mode (the check is skipped there)', facts({ remote: true, safe: SAFE }), { mode: 'safe', why: SAFE, check: true, onTrial: false }],
   ['the maintenance flag: neither agent nor watchdog', facts({ maintenance: true }), { mode: 'console-only', why: MAINTENANCE, check: false, onTrial: false }],
   ['the maintenance flag wins over safe mode', facts({ maintenance: true, safe: SAFE }), { mode: 'console-only', why: MAINTENANCE, check: false, onTrial: false }],
