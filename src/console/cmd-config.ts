@@ -7,6 +7,7 @@ import { formatValue } from '../config/format';
 import { keyList, missingKeys } from '../config/required';
 import type { Field } from '../config/schema';
 import { SCALAR_FIELDS, findField } from '../config/schema';
+import { I2C_KINDS, UNITS } from '../sensors/i2c/kinds';
 import type { Runtime } from '../runtime';
 import type { Commands, ConsoleRt, Ctx, Editing } from './shared';
 import { statusLines } from './status';
@@ -54,13 +55,14 @@ export function stateCommands(c: Ctx<StateRt>): Commands {
       if (!got.length && !a.i2c) out('no sensor gave a reading');
       for (const s of got) out(s.sensor + ' = ' + Math.round(s.value * 1000) / 1000 + (s.unit ? ' ' + s.unit : ''));
       for (const s of a.i2c || []) {
-        const ids = s.ids || [];
-        for (let i = 0; i < ids.length; i++) {
+        const qs = (I2C_KINDS[s.cfg.kind] as [string[], number[]])[0];
+        for (let i = 0; i < s.last.length; i++) {
           const v = s.last[i] as number;
-          if (v === v) out(String(ids[i]) + ' = ' + Math.round(v * 1000) / 1000 + ' ' + String(s.units[i]) + ' (read ' + Math.round((now - s.at) / 1000) + ' s ago)');
+          const q = qs[i] as string;
+          if (v === v) out(s.name + '.' + q + ' = ' + Math.round(v * 1000) / 1000 + ' ' + String(UNITS[q]) + ' (read ' + Math.round((now - s.at) / 1000) + ' s ago)');
         }
         if (s.error !== undefined) out(s.name + ': no reading now: ' + s.error);
-        else if (!ids.length) out(s.name + ': no reading yet');
+        else if (!s.reads) out(s.name + ': no reading yet');
       }
     },
 

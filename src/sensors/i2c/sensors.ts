@@ -12,6 +12,7 @@
 // part plugged in later starts reading without a restart.
 import { kalumaI2c } from '../../ports/kaluma/i2c';
 import type { I2cBus, I2cPorts, Platform } from '../../ports/ports';
+import type { Filter } from '../../filters/filter';
 import type { Driver } from './driver';
 import { I2C_KINDS, UNITS } from './kinds';
 import type { I2cBusState, I2cEnv, I2cSensor } from './state';
@@ -39,7 +40,8 @@ export function stepI2c(s: I2cSensor): void {
   if (!m.ok) return fail(s, e, undefined, 'the ' + cfg.kind + ' driver: ' + m.error);
   const d = m.value;
   const addr = cfg.address as number;
-  if (!s.ids) quantities(s, e);
+  const qs = (I2C_KINDS[cfg.kind] as [string[], number[]])[0];
+  const filters = s.filters || quantities(s, e, qs);
   if (s.phase === 0) {
     if (!s.chip) {
       const st = d.init_(port, addr, (what) => e.p.log.info('sensor ' + s.name + ': ' + what));
@@ -63,30 +65,29 @@ export function stepI2c(s: I2cSensor): void {
     e.p.log.info('sensor ' + s.name + ': reading again (' + s.failures + ' failures so far)');
     s.error = undefined;
   }
-  for (let i = 0; i < s.units.length; i++) {
+  const c = cfg as unknown as Record<string, unknown>;
+  for (let i = 0; i < qs.length; i++) {
     const x = v[i] as number;
     // NaN: a quantity this part has not (a BMP280's humidity).
     if (x !== x) continue;
-    const value = x * (s.scales[i] as number) + (s.offsets[i] as number);
+    const q = qs[i] as string;
+    const scale = c[q + 'Scale'];
+    const value = x * (scale === undefined ? 1 : (scale as number)) + ((c[q + 'Offset'] as number) || 0);
     s.last[i] = value;
-    const out = (s.filters[i] as ReturnType<I2cEnv['chain']>).push(value, at);
-    if (out !== undefined && isFinite(out)) e.emit({ sensor: (s.ids as string[])[i] as string, base: s.name, value: out, unit: s.units[i] as string, atMs: at });
+    const out = (filters[i] as Filter).push(value, at);
+    if (out !== undefined && isFinite(out)) e.emit({ sensor: s.name + '.' + q, base: s.name, value: out, unit: UNITS[q] as string, atMs: at });
   }
 }
 
-/** Each quantity's name, unit, filters, scale and offset, made at the sensor's first step. */
-function quantities(s: I2cSensor, e: I2cEnv): void {
+/** Each quantity's filters, and no last value yet: made at the sensor's first step. */
+function quantities(s: I2cSensor, e: I2cEnv, qs: string[]): Filter[] {
   const c = s.cfg as unknown as Record<string, unknown>;
-  const ids: string[] = [];
-  for (const q of (I2C_KINDS[s.cfg.kind] as [string[], number[]])[0]) {
-    ids.push(s.name + '.' + q);
-    s.units.push(UNITS[q] as string);
-    s.filters.push(e.chain((c[q + 'Filters'] as typeof s.cfg.filters | undefined) || s.cfg.filters));
-    s.scales.push(c[q + 'Scale'] === undefined ? 1 : (c[q + 'Scale'] as number));
-    s.offsets.push((c[q + 'Offset'] as number) || 0);
+  const filters: Filter[] = [];
+  for (const q of qs) {
+    filters.push(e.chain((c[q + 'Filters'] as typeof s.cfg.filters | undefined) || s.cfg.filters));
     s.last.push(NaN);
   }
-  s.ids = ids;
+  return (s.filters = filters);
 }
 
 /**
@@ -99,12 +100,14 @@ function fail(s: I2cSensor, e: I2cEnv, b: I2cBusState | undefined, why: string, 
   s.chip = undefined;
   s.phase = 0;
   const log = e.p.log;
-  if (s.error === undefined && s.ids) {
+  if (s.error === undefined) {
+    const qs = (I2C_KINDS[s.cfg.kind] as [string[], number[]])[0];
     const at = e.p.clock.uptimeMs();
-    for (let i = 0; i < s.ids.length; i++) {
+    for (let i = 0; i < s.last.length; i++) {
       if (s.last[i] !== s.last[i]) continue;
       s.last[i] = NaN;
-      e.emit({ sensor: s.ids[i] as string, base: s.name, value: NaN, unit: s.units[i] as string, atMs: at });
+      const q = qs[i] as string;
+      e.emit({ sensor: s.name + '.' + q, base: s.name, value: NaN, unit: UNITS[q] as string, atMs: at });
     }
   }
   if (why !== s.error) {

@@ -21,7 +21,7 @@ export function startI2c(cfgs: SensorConfig[], env: I2cEnv, sampled: SampledSens
   for (const cfg of cfgs) {
     const q: Live = {
       name: cfg.name, sample, close, cfg, env, phase: 0, next: () => step(q), wait: undefined, chip: undefined,
-      reads: 0, failures: 0, error: undefined, ids: undefined, units: [], filters: [], scales: [], offsets: [], last: [], at: 0,
+      reads: 0, failures: 0, error: undefined, filters: undefined, last: [], at: 0,
     };
     out.push(q);
     sampled.push({ sensor: q, filter: undefined, intervalMs: cfg.intervalMs });

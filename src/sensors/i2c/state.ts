@@ -51,12 +51,13 @@ export interface I2cSensor {
   failures: number;
   /** The failure of the last step, undefined when it read. */
   error: string | undefined;
-  /** Per quantity, once the first step made them: its reading's name ('air.humidity'), unit, filters, scale, offset, last value (NaN: none now). */
-  ids: string[] | undefined;
-  units: string[];
-  filters: Filter[];
-  scales: number[];
-  offsets: number[];
+  /**
+   * Per quantity of its kind (in the kinds table's order), once the first
+   * step made them: its filters' state, and its last value (NaN: none now).
+   * Its reading's name ('air.humidity'), unit, scale and offset are made at
+   * each step from the config and the kinds table: fewer objects kept.
+   */
+  filters: Filter[] | undefined;
   last: number[];
   /** When the last conversion was read (uptime ms). */
   at: number;
