@@ -44,6 +44,7 @@ import { startService } from './service/server';
 import type { RunningService } from './service/server';
 import type { BoardPanel } from './service/dashboard';
 import { boardPanel, outputLine } from './sim-board';
+import { simFault } from './sim-faults';
 import { PASSWORD_OPTION_REFUSED, simAccount, urlPassword } from './account';
 
 const USAGE = `usage: npm start [-- options]
@@ -290,6 +291,8 @@ async function main(): Promise<void> {
     });
     rt = booted;
     exposeCommands(booted, cold);
+    // npm start's own: a failing simulated I2C part, to watch the agent meet it.
+    hp.console.expose('simFault', (bus, addr, fault, on) => console.log(simFault(hp.i2c, bus, addr, fault, on)));
   };
   hp.onReboot = () => {
     rt?.stop();
@@ -297,7 +300,7 @@ async function main(): Promise<void> {
     start();
   };
   start();
-  console.log("console: type help() for the commands, status() for the state; Ctrl-C stops");
+  console.log("console: type help() for the commands, status() for the state, simFault(0, 0x44, 'nack') to unplug the simulated SHT4x (simFault(0, 0x44, 'nack', false) plugs it in again); Ctrl-C stops");
 
   // In a terminal the line editor echoes what is typed (it owns the terminal's input in raw mode).
   const rl = createInterface({ input: process.stdin, output: process.stdin.isTTY ? process.stdout : undefined, terminal: process.stdin.isTTY });
