@@ -45,7 +45,7 @@ describe('cold code loader', () => {
     // Then the resident program's messages (scripts/build/messages.ts).
     expect(built.cold.map((c) => c.name)).toEqual(Object.keys(loadResidency().cold).sort().concat(MESSAGES));
     // The I2C kinds' drivers among them: the kinds table names them (src/sensors/i2c/kinds.ts).
-    expect(built.cold.map((c) => c.name)).toEqual(expect.arrayContaining(['bme280', 'sht3x', 'sht4x', 'bh1750', 'i2c', 'i2c-start', 'scan']));
+    expect(built.cold.map((c) => c.name)).toEqual(expect.arrayContaining(['bme280', 'sht3x', 'sht4x', 'bh1750', 'i2c-go', 'i2c-read', 'i2c-start', 'scan']));
     const text = new TextDecoder().decode(bytes);
     expect(text.startsWith('/*PDA-COLD ' + built.build + ' ')).toBe(true);
     // The comment ends once, where the resident program begins.

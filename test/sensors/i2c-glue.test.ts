@@ -10,7 +10,7 @@ import { createChain } from '../../src/filters/index';
 import type { I2cBus, I2cPorts } from '../../src/ports/ports';
 import { startI2c } from '../../src/sensors/i2c/start';
 import type { Driver } from '../../src/sensors/i2c/driver';
-import { scanBus, stepI2c } from '../../src/sensors/i2c/sensors';
+import { goI2c, readI2c, scanBus } from '../../src/sensors/i2c/sensors';
 import type { I2cEnv, I2cSensor } from '../../src/sensors/i2c/state';
 import type { Sensor } from '../../src/sensors/sensor';
 import { createFakeTime } from '../fakes/time';
@@ -65,7 +65,8 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
     load: <T>(name: string) => {
       loads[name] = (loads[name] || 0) + 1;
       if (script.noCode) return { ok: false as const, error: script.noCode };
-      if (name === 'i2c') return { ok: true as const, value: stepI2c as T };
+      if (name === 'i2c-go') return { ok: true as const, value: goI2c as T };
+      if (name === 'i2c-read') return { ok: true as const, value: readI2c as T };
       return name === 'bme280' || name === 'sht4x' ? { ok: true as const, value: driver as T } : { ok: false as const, error: 'cold code ' + name + ': not here' };
     },
     emit: (e) => events.push(e),
@@ -93,7 +94,7 @@ describe('I2C sensors', () => {
     r.list[0]?.sample();
     // Nothing before the part's conversion time: the loop was not blocked.
     expect(r.events).toEqual([]);
-    expect(r.loads).toEqual({ i2c: 1, bme280: 1 });
+    expect(r.loads).toEqual({ 'i2c-go': 1, bme280: 1 });
     r.time.advanceSync(9);
     expect(r.events).toEqual([]);
     r.time.advanceSync(1);
@@ -102,7 +103,7 @@ describe('I2C sensors', () => {
       ['air.humidity', 'air', 45, '%RH'],
       ['air.pressure', 'air', 1013.25, 'hPa'],
     ]);
-    expect(r.loads).toEqual({ i2c: 2, bme280: 2 });
+    expect(r.loads).toEqual({ 'i2c-go': 1, 'i2c-read': 1, bme280: 2 });
     expect(r.opened).toEqual([[0, 4, 5, 100000]]);
     expect(r.state[0]).toMatchObject({ reads: 1, failures: 0, error: undefined });
     // Between samples the sensor holds data, and the timer's callback it made once: no step code.
@@ -199,7 +200,7 @@ describe('I2C sensors', () => {
     expect(r.loads).toEqual({});
     r.setBusy(false);
     r.time.advanceSync(100);
-    expect(r.loads).toEqual({ i2c: 1, bme280: 1 });
+    expect(r.loads).toEqual({ 'i2c-go': 1, bme280: 1 });
     r.time.advanceSync(10);
     expect(r.events).toHaveLength(3);
   });
@@ -220,10 +221,10 @@ describe('I2C sensors', () => {
     r.list[0]?.close();
     r.list[0]?.close();
     expect(r.time.pending()).toBe(0);
-    const n = r.loads['i2c'];
+    const n = r.loads['i2c-go'];
     r.list[0]?.sample();
     r.time.advanceSync(50);
-    expect(r.loads['i2c']).toBe(n);
+    expect(r.loads['i2c-go']).toBe(n);
   });
 
   it('name the driver a step could not load', () => {

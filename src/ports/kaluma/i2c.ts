@@ -1,5 +1,5 @@
 // The board's I2C: Kaluma's 'i2c' module, as cold code: bundled into the
-// I2C sensors' step (the cold module 'i2c') and i2cScan(), loaded with them
+// I2C sensors' steps (the cold modules 'i2c-go', 'i2c-read') and i2cScan(), loaded with them
 // and let go after, so an open bus is a handle of data (Kaluma's I2C object
 // and its pins) and its operations are made at each use. What Kaluma 1.2.1
 // does, absorbed here

@@ -1,5 +1,5 @@
-// The I2C sensors' steps: the cold module 'i2c', loaded for one step of one
-// sensor and let go after it, with the kind's driver (the cold module of the
+// The I2C sensors' steps: the cold modules 'i2c-go' and 'i2c-read', each
+// loaded for one step of one sensor and let go after it, with the kind's driver (the cold module of the
 // kind's name) and, on the board, the board's I2C (src/ports/kaluma/i2c.ts,
 // bundled in). A sample is two steps: the conversion started, then read on a
 // timer after the part's conversion time, never by blocking the loop; each
@@ -20,10 +20,13 @@ import type { I2cBusState, I2cEnv, I2cSensor } from './state';
 /** The board's I2C, or the platform's own (a PC's simulated buses). */
 export const portsOf = (p: Pick<Platform, 'i2c'>): I2cPorts => p.i2c || kalumaI2c;
 
-/** Runs sensor `s`'s next step (its phase). */
-export function stepI2c(s: I2cSensor): void {
+/**
+ * What both steps need first: the bus (opened at the sensor's first step),
+ * its operations and the kind's driver; undefined after a failure, said.
+ */
+function ready(s: I2cSensor): [I2cEnv, I2cBusState, I2cBus, Driver] | undefined {
   const e = s.env;
-  if (!e) return;
+  if (!e) return undefined;
   const cfg = s.cfg;
   const n = cfg.bus || 0;
   const ports = portsOf(e.p);
@@ -32,30 +35,41 @@ export function stepI2c(s: I2cSensor): void {
     try {
       b = e.buses[n] = { h: ports.open(n, cfg.sda as number, cfg.scl as number, cfg.freqHz || 100000), stuck: undefined };
     } catch (err) {
-      return fail(s, e, undefined, 'cannot open bus ' + n + ' on SDA GP' + String(cfg.sda) + ', SCL GP' + String(cfg.scl) + ': ' + String(err));
+      return void fail(s, e, undefined, 'cannot open bus ' + n + ' on SDA GP' + String(cfg.sda) + ', SCL GP' + String(cfg.scl) + ': ' + String(err));
     }
   }
-  const port = ports.use(b.h);
   const m = e.load<Driver>(cfg.kind);
-  if (!m.ok) return fail(s, e, undefined, 'the ' + cfg.kind + ' driver: ' + m.error);
-  const d = m.value;
-  const addr = cfg.address as number;
+  if (!m.ok) return void fail(s, e, undefined, 'the ' + cfg.kind + ' driver: ' + m.error);
+  return [e, b, ports.use(b.h), m.value];
+}
+
+/** A conversion started (the part readied first when it is not): the cold module 'i2c-go'. */
+export function goI2c(s: I2cSensor): void {
+  const r = ready(s);
+  if (!r) return;
+  const [e, b, port, d] = r;
+  const addr = s.cfg.address as number;
+  if (!s.chip) {
+    const st = d.init_(port, addr, (what) => e.p.log.info('sensor ' + s.name + ': ' + what));
+    if (typeof st === 'string') return fail(s, e, b, st, port);
+    s.chip = st;
+  }
+  const ms = d.start_(port, addr, s.chip);
+  if (typeof ms === 'string') return fail(s, e, b, ms, port);
+  s.phase = 1;
+  s.wait = e.p.timers.setTimeout(s.next, ms);
+}
+
+/** The conversion read, each quantity calibrated, filtered and handed on: the cold module 'i2c-read'. */
+export function readI2c(s: I2cSensor): void {
+  s.phase = 0;
+  const r = ready(s);
+  if (!r) return;
+  const [e, b, port, d] = r;
+  const cfg = s.cfg;
   const qs = (I2C_KINDS[cfg.kind] as [string[], number[]])[0];
   const filters = s.filters || quantities(s, e, qs);
-  if (s.phase === 0) {
-    if (!s.chip) {
-      const st = d.init_(port, addr, (what) => e.p.log.info('sensor ' + s.name + ': ' + what));
-      if (typeof st === 'string') return fail(s, e, b, st, port);
-      s.chip = st;
-    }
-    const ms = d.start_(port, addr, s.chip);
-    if (typeof ms === 'string') return fail(s, e, b, ms, port);
-    s.phase = 1;
-    s.wait = e.p.timers.setTimeout(s.next, ms);
-    return;
-  }
-  s.phase = 0;
-  const v = s.chip ? d.read_(port, addr, s.chip) : 'not readied';
+  const v = s.chip ? d.read_(port, cfg.address as number, s.chip) : 'not readied';
   if (typeof v === 'string') return fail(s, e, b, v, port);
   const at = e.p.clock.uptimeMs();
   s.at = at;

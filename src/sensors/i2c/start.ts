@@ -2,11 +2,11 @@
 // agent starts with an I2C sensor carried, and kept while it runs (its
 // three small functions are the sensors' methods). A board without I2C
 // sensors carries none of it. Each sample is then two steps of the cold
-// module 'i2c' (./sensors.ts), loaded for the step and let go.
+// modules 'i2c-go' and 'i2c-read' (./sensors.ts), each loaded for its step and let go.
 import type { SampledSensor } from '../../agent/sampler';
 import type { SensorConfig } from '../../config/types';
 import type { Sensor } from '../sensor';
-import type { stepI2c as StepI2c } from './sensors';
+import type { goI2c as GoI2c } from './sensors';
 import type { I2cEnv, I2cSensor } from './state';
 
 type Live = I2cSensor & Sensor;
@@ -30,7 +30,7 @@ export function startI2c(cfgs: SensorConfig[], env: I2cEnv, sampled: SampledSens
 }
 
 /**
- * A sensor's next step: the cold module 'i2c' loaded, run and let go; put
+ * A sensor's next step: its cold module ('i2c-go' or 'i2c-read') loaded, run and let go; put
  * off while a request is in flight, so its code's heap does not add to the
  * request's. A module that cannot be loaded is a failed step, said when its
  * reason changes.
@@ -44,7 +44,8 @@ function step(s: Live): void {
     s.wait = e.p.timers.setTimeout(s.next, 100);
     return;
   }
-  const m = e.load<typeof StepI2c>('i2c');
+  // Each step's code alone: the one that starts a conversion, or the one that reads it.
+  const m = e.load<typeof GoI2c>(s.phase ? 'i2c-read' : 'i2c-go');
   if (m.ok) return m.value(s);
   s.failures++;
   if (s.error !== m.error) e.p.log.error('sensor ' + s.name + ': ' + (s.error = m.error));

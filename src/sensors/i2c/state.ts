@@ -1,6 +1,6 @@
 // What an I2C sensor keeps between the steps of its cold code: data only.
-// Each step (a conversion started, a conversion read) loads the cold module
-// 'i2c' (src/sensors/i2c/sensors.ts) and the kind's driver, runs them and
+// Each step (a conversion started, a conversion read) loads its cold module
+// ('i2c-go', 'i2c-read': src/sensors/i2c/sensors.ts) and the kind's driver, runs them and
 // lets them go, so a board with I2C sensors keeps no I2C code on the heap
 // between samples, only these objects.
 import type { SampleEvent } from '../../agent/sampler';
