@@ -9,6 +9,7 @@ import type { BootState } from './agent/bootstate';
 import { createLed } from './agent/led';
 import type { Led } from './agent/led';
 import type { LoadCold, Outputs } from './agent/outputs';
+import type { ColdResult } from './cold';
 import { createSupervisor } from './agent/supervisor';
 import type { Delivery } from './agent/uplink';
 import { decideBoot } from './boot/decide';
@@ -215,16 +216,16 @@ export function bootWith(makeStore: typeof createConfigStore, openState: typeof 
       spent(store, ['load']);
       if (again.source === 'file') config = again.config;
       if (mode === 'safe' || maintenance) return;
-      // A document the running agent had no room to check: applied (a change
-      // on trial) or refused here, then the agent starts. It goes when it
-      // cannot be checked at all, so this boot does not come back for it.
+      // A document the running agent had no room to check: checked here, a
+      // change saved (on trial) once the check's code is let go, then the
+      // agent starts. It goes once done, or when it cannot be checked at all.
       if (remote && again.source === 'file' && hooks.load) {
-        const m = hooks.load<(r: Runtime, l: LoadCold) => unknown>('remote-apply');
-        if (m.ok) m.value(rt, hooks.load);
-        else {
-          log.error('remote: ' + m.error);
-          read(K.RemoteFile, true);
-        }
+        let m: ColdResult<(r: Runtime, l: LoadCold) => AgentConfig | undefined> | undefined = hooks.load('remote-apply');
+        const next = m.ok ? m.value(rt, hooks.load) : log.error('remote: ' + m.error);
+        m = undefined;
+        const e = next && rt.apply(next);
+        if (e) log.error('remote: ' + e);
+        read(K.RemoteFile, true);
       }
       // On the device the agent's code is gone by now: this schedules the
       // restart into it. Where the code stays (the host), the agent starts.

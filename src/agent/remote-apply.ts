@@ -105,12 +105,13 @@ export function remoteRule(doc: Obj, next: { agent: { maxResponseBytes: number }
 }
 
 /**
- * Saves a checked change `next` (the saved form of `c`) on trial, from the
- * service: noted and flagged before the save, so a power cut after it
- * leaves the new configuration on trial and named, or the old one. The
- * error, or undefined once saved (the board restarts into it).
+ * A checked change `next` (the saved form of `c`) from the service, as a
+ * change on trial: noted and flagged before the save, so a power cut after
+ * it leaves the new configuration on trial and named, or the old one. Saved
+ * here with `save` (the board then restarts into it); else by the caller.
+ * The error, or undefined.
  */
-function applyChange(rt: RemoteRt, seen: Seen, c: AgentConfig, next: string): string | undefined {
+function applyChange(rt: RemoteRt, seen: Seen, c: AgentConfig, next: string, save: boolean): string | undefined {
   const files = rt.p.files;
   const made = docCrc(next);
   let e = noteSource(files, made, 'service') || replaceFile(files, R.Wait, '1');
@@ -121,7 +122,7 @@ function applyChange(rt: RemoteRt, seen: Seen, c: AgentConfig, next: string): st
       e = String(err);
     }
   }
-  e = e || rt.apply(c);
+  if (save) e = e || rt.apply(c);
   if (e) {
     files.remove(R.Trial);
     return e;
@@ -134,26 +135,40 @@ function applyChange(rt: RemoteRt, seen: Seen, c: AgentConfig, next: string): st
 
 /**
  * What a new document `text` does, and its outcome kept with its CRC. With
- * `x` (the running agent's poll): a change the checker cannot check beside
- * the agent restarts the board into a boot that does. Synchronous: the boot
- * that checks a kept document starts the agent once it returns.
+ * `x` (the running agent's poll): a change is saved here, and one the
+ * checker cannot check beside the agent restarts the board into a boot that
+ * does. Without it (that boot), a change is handed back for the caller to
+ * save once this code and its checker are let go: the save loads the
+ * checker again, and the two side by side have no room on a Pico W. The
+ * document stays on flash until then.
  */
-function settle(rt: RemoteRt, load: LoadCold, x: RemoteJob | undefined, text: string, date: string | undefined): void {
+function settle(rt: RemoteRt, load: LoadCold, x: RemoteJob | undefined, text: string, date: string | undefined): AgentConfig | undefined {
   const p = rt.p;
   const files = p.files;
   const cfg = rt.config();
   const crc = docCrc(text);
   const prev = readSeen(files);
-  // Settled before (a restart came between the outcome and its last step): nothing more.
+  // Settled before (a restart came between the outcome and its last step):
+  // nothing more; in a boot that checks a kept document, an applied one
+  // whose save did not happen is done again.
   if (prev && prev.id === cfg.remote.id && prev.crc === crc && prev.outcome !== (R.PendingOutcome as string)) {
-    if (x) x.seen = crc;
-    files.remove(R.Pending);
-    return;
+    let made: Uint8Array | undefined;
+    try {
+      made = files.read('config.json');
+    } catch {
+      made = undefined;
+    }
+    if (x || prev.outcome !== 'applied' || (made && crcHex(made) === prev.cfg)) {
+      if (x) x.seen = crc;
+      files.remove(R.Pending);
+      return undefined;
+    }
   }
   // When it was read: the reply's Date, or, for a kept document, when the read that kept it was.
   const at = date === undefined ? (prev && prev.crc === crc ? prev.at : null) : parseHttpDate(date);
   const seen: Seen = { id: cfg.remote.id, crc, outcome: 'unchanged', ignored: [], at: at === undefined ? null : at };
   const say = 'remote: document ' + crc;
+  let change: AgentConfig | undefined;
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -177,11 +192,11 @@ function settle(rt: RemoteRt, load: LoadCold, x: RemoteJob | undefined, text: st
     if (m && !m.ok && x) {
       // No room beside the agent: the boot without it checks the document.
       const e = replaceFile(files, R.Pending, text) || replaceFile(files, R.Wait, '1');
-      if (e) return p.log.error(say + ': ' + m.error + '; ' + e + '; trying again at the next read');
+      if (e) return void p.log.error(say + ': ' + m.error + '; ' + e + '; trying again at the next read');
       seen.outcome = R.PendingOutcome;
       replaceFile(files, R.Seen, JSON.stringify(seen));
       p.log.info(say + ': ' + m.error + '; restarting to check it without the agent');
-      return rt.restart('restart: to check a configuration from the service');
+      return void rt.restart('restart: to check a configuration from the service');
     }
     if (m && !m.ok) seen.outcome = 'unreadable: ' + m.error;
     else if (m) {
@@ -195,31 +210,31 @@ function settle(rt: RemoteRt, load: LoadCold, x: RemoteJob | undefined, text: st
       if (rule) seen.outcome = 'refused: ' + rule;
       else if (v.ok && next !== now) {
         // On flash until it is settled: a power cut from here on leaves it to the next boot to finish.
-        const e = (x && replaceFile(files, R.Pending, text)) || applyChange(rt, seen, v.config, next);
-        if (e) return p.log.error(say + ' not applied: ' + e + '; trying again at the next read');
+        const e = (x && replaceFile(files, R.Pending, text)) || applyChange(rt, seen, v.config, next, !!x);
+        if (e) return void p.log.error(say + ' not applied: ' + e + '; trying again at the next read');
+        if (!x) change = v.config;
       }
     }
   }
   replaceFile(files, R.Seen, JSON.stringify(seen));
   if (x) x.seen = crc;
-  files.remove(R.Pending);
+  if (!change) files.remove(R.Pending);
   const left = seen.ignored.length ? ' (left out: ' + seen.ignored.join(', ') + ')' : '';
   if (seen.outcome === 'applied') p.log.info(say + ' applied' + left + '; on trial until it delivers');
   else if (seen.outcome === 'unchanged') p.log.info(say + ': the running configuration already' + left);
   else p.log.error(say + ' ' + seen.outcome);
+  return change;
 }
 
 /**
  * Reads the device through the uplink (x, client), or takes the kept
- * document (a boot without the agent), and settles a new document.
+ * document (a boot without the agent: then the change to save, if any).
  */
 export const pollRemote: PollRemote = function (rt, load, x, client) {
   const files = rt.p.files;
   if (!x || !client) {
     const t = readText(files, R.Pending);
-    if (t !== undefined) settle(rt, load, undefined, t, undefined);
-    else files.remove(R.Pending);
-    return undefined;
+    return t === undefined ? undefined : settle(rt, load, undefined, t, undefined);
   }
   const cfg = rt.config();
   const key = cfg.service.apiKey;

@@ -31,9 +31,11 @@ export interface RemoteJob extends Job {
  * One read of the configuration's device and what it does (the cold module
  * 'remote-apply'): with the running poll `x` and its client, a read through
  * the uplink; without them, the document a restart kept for this boot
- * without the agent (src/runtime.ts), checked at once.
+ * without the agent (src/runtime.ts), checked at once: a valid change is
+ * handed back for the boot to save (with rt.apply()) once this module is
+ * let go, and the kept document removed after that.
  */
-export type PollRemote = (rt: RemoteRt, load: LoadCold, x?: RemoteJob, client?: Pick<ServiceClient, 'call'>) => Promise<WriteOutcome> | undefined;
+export type PollRemote = (rt: RemoteRt, load: LoadCold, x?: RemoteJob, client?: Pick<ServiceClient, 'call'>) => Promise<WriteOutcome> | AgentConfig | undefined;
 
 // Every function here stays on the heap while the agent runs: four in all.
 

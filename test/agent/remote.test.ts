@@ -281,11 +281,22 @@ describe('a read of the configuration device', () => {
     expect(b.files.contents('remote.wait')).toBeDefined();
     expect(readSeen(b.files)).toMatchObject({ outcome: 'pending check at next boot' });
     expect(b.applied).toEqual([]);
-    // The boot without the agent: the checker has its room there.
+    // The boot without the agent: the checker has its room there. The change
+    // comes back to be saved once the module is let go, the document kept until then.
     b.m.refuse = undefined;
-    expect(pollRemote(b.rt, b.load, undefined, undefined)).toBeUndefined();
-    expect(b.applied.map((c) => c.agent.backoffBaseMs)).toEqual([3000]);
+    const next = pollRemote(b.rt, b.load, undefined, undefined) as AgentConfig;
+    expect(next.agent.backoffBaseMs).toBe(3000);
+    expect(b.applied).toEqual([]);
     expect(readSeen(b.files)).toMatchObject({ outcome: 'applied' });
+    expect(text(b.files.contents('config.new'))).toBe('1');
+    expect(b.files.contents('remote.json')).toBeDefined();
+    // A power cut before the save: the next such boot does it again.
+    expect((pollRemote(b.rt, b.load, undefined, undefined) as AgentConfig).agent.backoffBaseMs).toBe(3000);
+    expect(b.rt.apply(next)).toBeUndefined();
+    b.files.remove('remote.json');
+    // Saved: settled, nothing more.
+    b.files.write('remote.json', new TextEncoder().encode(canonical(doc)));
+    expect(pollRemote(b.rt, b.load, undefined, undefined)).toBeUndefined();
     expect(b.files.contents('remote.json')).toBeUndefined();
     // Once settled, the next read of the same document does nothing.
     await b.read(b.job());
