@@ -40,6 +40,8 @@ declare const __BENCH: {
   pad?: number;
   /** Writes to this device are refused with 401 until the program's clock reaches untilMs (BoardOptions.refuse). */
   refuse?: { deviceId: number; untilMs: number };
+  /** The document of the configuration device 12 (BoardOptions.remoteDoc). */
+  remoteDoc?: string;
   /** false: no post-collection probe at the marks. */
   probe?: false;
   /** Carried over a watchdog reset: the program clock at this boot, the service's counts. */
@@ -203,7 +205,8 @@ function answer(head: string, seqs: number): string {
   // changed at every read.
   reads++;
   if (op === 'showdevicevalue') return reply(head.indexOf('/8/8 ') > 0 ? (reads & 2 ? 'on' : '0') : lastValue);
-  if (op === 'showdevicejson') return reply(head.indexOf('/10/10 ') > 0 ? '{"vent":' + (reads & 2 ? 75 : 20) + ',"note":"greenhouse"}' : '{}');
+  // Id 12: a configuration device (remote.id), holding BoardOptions.remoteDoc.
+  if (op === 'showdevicejson') return reply(head.indexOf('/10/10 ') > 0 ? '{"vent":' + (reads & 2 ? 75 : 20) + ',"note":"greenhouse"}' : head.indexOf('/12/12 ') > 0 && B.remoteDoc ? B.remoteDoc : '{}');
   if (op === 'showdevicexml') return reply('<data></data>');
   // The spec leaves both replies' shapes open; these are shapes the agent's parser reads.
   if (op === 'generateapikey') return reply('{"APIKey":"' + API_KEY + '"}');

@@ -95,6 +95,8 @@ export interface BoardOptions {
   probe?: boolean;
   /** The stand-in service answers writes to this device 401 (unknown API key) until the program's clock reaches untilMs. */
   refuse?: { deviceId: number; untilMs: number };
+  /** The document the stand-in service holds on the JSON device 12 (PIN 12), a configuration device; '{}' when not given. */
+  remoteDoc?: string;
   /** The stand-in for Kaluma's 'i2c' module (i2c-standin.ts, its own heap said there) in front of the radio's; default: when the config has a sensor of an I2C kind. */
   i2c?: boolean;
 }
@@ -173,6 +175,7 @@ export async function runBoard(engine: string, o: BoardOptions): Promise<BoardRu
         pad: o.pad || undefined,
         probe: o.probe === false ? false : undefined,
         refuse: o.refuse,
+        remoteDoc: o.remoteDoc,
         ...state,
       };
       program = head + 'var __BENCH = ' + JSON.stringify(bench) + ';\n' + tail;

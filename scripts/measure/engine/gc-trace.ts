@@ -3,7 +3,7 @@
 // read from outside, which no program can read (heapUsed is only part of it).
 //   npx tsx scripts/measure/engine/gc-trace.ts --engine PATH [--seconds 90] [--skip 15]
 //     [--pad BYTES] [--no-probe] [--dump FILE] [--no-config] [--health] [--outputs [1]] [--poll-ms N]
-//     [--interval-ms N]
+//     [--interval-ms N] [--remote [POLL_MS]]
 // (--skip: seconds of each boot left out, its parse and start-up; --pad: the
 // stand-in's ballast, as npm run bench -- --align prints it; --no-probe: the
 // stand-in's marks skip their post-collection probe, which itself carries
@@ -13,7 +13,9 @@
 // the reference config with a health report every minute; --outputs: two
 // outputs read every 5 s; --interval-ms: the sensors sampled every N ms
 // instead of every second, e.g. a quiet agent whose live set between
-// requests is what a feature's permanent cost is told by.)
+// requests is what a feature's permanent cost is told by; --remote: a
+// configuration device read every POLL_MS, 60000 by default, whose document
+// changes nothing, as after its first read.)
 //
 // JerryScript (the commit Kaluma 1.2.1 pins) collects when an allocation
 // would take its own count of allocated bytes past a limit that moves in
@@ -122,6 +124,8 @@ function withHealth(c: AgentConfig): AgentConfig {
       { name: 'vent', kind: 'pwm', pin: 18, sourceId: 10, sourcePin: 10, field: 'vent', pollMs, safe: 0, failsafeMs: 600000, freqHz: 1000, scale: 100 },
     ].slice(0, one ? 1 : 2) as AgentConfig['outputs'];
   }
+  // The stand-in holds '{}' on device 12: each read finds nothing to change, with no checker.
+  if (process.argv.includes('--remote')) c.remote = { id: 12, pin: 12, pollMs: Number(arg('remote')) || 60000 };
   return c;
 }
 
