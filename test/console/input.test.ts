@@ -37,7 +37,7 @@ describe('set() refuses bad text in one line and changes nothing', () => {
     ['wifi.\u0000', 'x', 'wifi.\\u0000: unknown key (see help())'],
     ['sensor.\u001b[2J.kind', 'digital', 'sensor.\\u001B[2J.kind: unknown key (see help())'],
     ['x'.repeat(100), 1, 'x'.repeat(39) + '\u2026: unknown key (see help())'],
-    ['device.tj.sensors', 'temp,\u00e9t\u00e9', "device.tj.sensors: '\\u00E9t\\u00E9' is not a sensor name"],
+    ['device.tj.sensors', 'temp,\u00e9t\u00e9', "device.tj.sensors: '\\u00E9t\\u00E9' is not a sensor name (name, or name.quantity)"],
     ['device.tj', { id: 9, pin: 1, format: 'JSON', sensors: 'temp', ['bad\u0007']: 1 }, 'device.tj.bad\\u0007: unknown field'],
   ])('set(%j, %j)', (key, value, message) => {
     const { board, b } = fresh();
