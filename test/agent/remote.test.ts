@@ -48,7 +48,7 @@ function board(cfg = remoteConfig(), files: MemoryFileStore = createMemoryFileSt
   let running = store.load().config;
   const time = createFakeTime();
   const rt: RemoteRt = {
-    p: { files, log: { info: (l) => void info.push(l), error: (l) => void errors.push(l) } } as RemoteRt['p'],
+    p: { files, log: { info: (l: string) => void info.push(l), error: (l: string) => void errors.push(l) } } as unknown as RemoteRt['p'],
     config: () => running,
     apply(next) {
       const e = store.save(next);
