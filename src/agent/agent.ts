@@ -83,8 +83,9 @@ export function createAgent(o: {
   // Plain loops, not callbacks: each function costs heap on the device. The
   // sensors some device carries, the shortest period of those and of all.
   const used: SensorConfig[] = [];
+  // I2C parts (an address, not a pin): their objects and steps are cold code, loaded only when one is carried.
+  const onBus: SensorConfig[] = [];
   let retryMs = Infinity;
-  let i2cUsed = false;
   let shortest = Infinity;
   for (const s of config.sensors) {
     if (s.intervalMs < shortest) shortest = s.intervalMs;
@@ -92,9 +93,8 @@ export function createAgent(o: {
     // A device carries the sensor, or one of its quantities ('air.humidity').
     for (const d of config.devices) for (const n of d.sensors) carried = carried || n === s.name || n.indexOf(s.name + '.') === 0;
     if (carried) {
-      used.push(s);
+      (s.address === undefined ? used : onBus).push(s);
       if (s.intervalMs < retryMs) retryMs = s.intervalMs;
-      if (s.address !== undefined) i2cUsed = true;
     }
   }
   const uplink = createUplink({
@@ -132,7 +132,7 @@ export function createAgent(o: {
   const assembler = createAssembler({
     devices: config.devices, queue: o.queue, clock: p.clock, timers: p.timers, time, bootId: o.bootId, log: p.log,
     retryMs,
-    i2c: i2cUsed,
+    i2c: onBus.length > 0,
     // wake() reads no `this`: no wrapper function needed.
     onQueued: uplink.wake,
   });
@@ -141,17 +141,12 @@ export function createAgent(o: {
     assembler.onSample(e);
     if (o.onSample) o.onSample(e);
   };
-  // I2C parts (an address, not a pin): their objects and steps are cold code, loaded only when one is carried.
-  const onBus: SensorConfig[] = [];
   let i2c: I2cSensor[] | undefined;
   let sampler: Sampler;
   try {
     for (const cfg of used) {
-      if (cfg.address !== undefined) onBus.push(cfg);
-      else {
-        const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers });
-        sampled.push({ sensor, filter: createChain(cfg.filters), intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' });
-      }
+      const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers });
+      sampled.push({ sensor, filter: createChain(cfg.filters), intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' });
     }
     if (onBus.length) {
       // The runtime always gives the loader; a harness with I2C sensors must too.
