@@ -16,7 +16,7 @@ import { decodeUtf8 } from './utf8';
 const enum K {
   Mark = '/*PDA-COLD ',
   /** The header line is read in one piece of this size; the build keeps it shorter. */
-  HeadMax = 768,
+  HeadMax = 1024,
   Messages = 'msg',
   /** Width of one entry of the messages' index: 5 hex digits of offset, 3 of length. */
   Entry = 8,

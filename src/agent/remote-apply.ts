@@ -1,55 +1,26 @@
-// One read of the configuration's device and what a new document does
-// (the cold module 'remote-apply', loaded for each read and let go).
+// What a new document of the configuration's device does (the cold module
+// 'remote-apply', loaded only when a read found a document not seen before,
+// and let go once it is settled; src/agent/remote-read.ts is the read).
 //
-// A document is new when its content (the CRC of its text as canonical
-// JSON) differs from the last one seen. It is then merged over the running
-// configuration's saved form (the nested shape of flash.sh --config),
-// without the keys never taken from the service, checked by save()'s
-// checker and, when valid and different, saved as a change on trial: the
-// last-known-good rule reverts it if it delivers nothing for
-// agent.lkgRevertMs. The checker is loaded only then; when it has no room
-// beside the running agent, the document is kept on flash and the board
-// restarts into a boot without the agent that checks it (src/runtime.ts).
-// Every outcome is kept with the document's CRC (remote.seen), so a
-// document is acted on, and its error logged, once.
+// A new document is merged over the running configuration's saved form
+// (the nested shape of flash.sh --config), without the keys never taken
+// from the service, checked by save()'s checker and, when valid and
+// different, saved as a change on trial: the last-known-good rule reverts
+// it if it delivers nothing for agent.lkgRevertMs. The checker is loaded
+// only when the merge changes something; when it has no room beside the
+// running agent, the document is kept on flash and the board restarts into
+// a boot without the agent that checks it (src/runtime.ts). Every outcome
+// is kept with the document's CRC (remote.seen), so a document is acted on,
+// and its error logged, once.
 import type { ConfigCodec } from '../config/store';
 import type { AgentConfig } from '../config/types';
-import { devSegments } from '../service/client';
 import { parseHttpDate } from '../service/http-date';
 import type { LoadCold } from './outputs';
-import type { PollRemote, RemoteJob, RemoteRt } from './remote';
-import { R, crcHex, noteSource, readSeen, readText, replaceFile } from './remote-state';
+import type { ApplyRemote, RemoteJob, RemoteRt } from './remote';
+import { R, canonical, crcHex, docCrc, isObj, noteSource, readSeen, readText, replaceFile } from './remote-state';
 import type { Seen } from './remote-state';
-import type { WriteOutcome } from './uplink';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** An object's own keys in order, each made own (even __proto__): JSON.stringify's replacer for canonical(). */
-function sorted(this: unknown, _k: string, v: unknown): unknown {
-  if (!isObj(v)) return v;
-  const o: Obj = {};
-  const keys = Object.keys(v).sort();
-  for (let i = 0; i < keys.length; i++) Object.defineProperty(o, keys[i] as string, { value: v[keys[i] as string], enumerable: true, writable: true, configurable: true });
-  return o;
-}
-
-/**
- * A document's text as its content: JSON written again with its keys in
- * order and no spacing, so neither counts; text that is not JSON as it
- * came, trimmed.
- */
-export function canonical(body: string): string {
-  const t = body.trim();
-  try {
-    return JSON.stringify(JSON.parse(t), sorted);
-  } catch {
-    return t;
-  }
-}
-
-/** CRC-32 (hex) of a document's canonical text. */
-export const docCrc = (text: string): string => crcHex(new TextEncoder().encode(text));
 
 /**
  * Takes out of `doc` the keys never taken from the service: wifi.* (secrets;
@@ -134,6 +105,20 @@ function applyChange(rt: RemoteRt, seen: Seen, c: AgentConfig, next: string, sav
 }
 
 /**
+ * No room for the checker beside the agent (`why`): the document is kept on
+ * flash and the board restarts into a boot without the agent that checks it.
+ */
+function keep(rt: RemoteRt, seen: Seen, text: string, why: string): void {
+  const files = rt.p.files;
+  const e = replaceFile(files, R.Pending, text) || replaceFile(files, R.Wait, '1');
+  if (e) return rt.p.log.error(why + '; ' + e + '; trying again at the next read');
+  seen.outcome = R.PendingOutcome;
+  replaceFile(files, R.Seen, JSON.stringify(seen));
+  rt.p.log.info(why + '; restarting to check it without the agent');
+  rt.restart('restart: to check a configuration from the service');
+}
+
+/**
  * What a new document `text` does, and its outcome kept with its CRC. With
  * `x` (the running agent's poll): a change is saved here, and one the
  * checker cannot check beside the agent restarts the board into a boot that
@@ -189,15 +174,7 @@ function settle(rt: RemoteRt, load: LoadCold, x: RemoteJob | undefined, text: st
       same = false;
     }
     let m = same ? undefined : load<ConfigCodec>('check');
-    if (m && !m.ok && x) {
-      // No room beside the agent: the boot without it checks the document.
-      const e = replaceFile(files, R.Pending, text) || replaceFile(files, R.Wait, '1');
-      if (e) return void p.log.error(say + ': ' + m.error + '; ' + e + '; trying again at the next read');
-      seen.outcome = R.PendingOutcome;
-      replaceFile(files, R.Seen, JSON.stringify(seen));
-      p.log.info(say + ': ' + m.error + '; restarting to check it without the agent');
-      return void rt.restart('restart: to check a configuration from the service');
-    }
+    if (m && !m.ok && x) return void keep(rt, seen, text, say + ': ' + m.error);
     if (m && !m.ok) seen.outcome = 'unreadable: ' + m.error;
     else if (m) {
       let codec: ConfigCodec | undefined = m.value;
@@ -227,42 +204,12 @@ function settle(rt: RemoteRt, load: LoadCold, x: RemoteJob | undefined, text: st
 }
 
 /**
- * Reads the device through the uplink (x, client), or takes the kept
- * document (a boot without the agent: then the change to save, if any).
+ * With `x` (the running agent's poll, src/agent/remote-read.ts): settles
+ * the document `text` it read. Without: the document a restart kept for
+ * this boot without the agent; the change to save, if any.
  */
-export const pollRemote: PollRemote = function (rt, load, x, client) {
-  const files = rt.p.files;
-  if (!x || !client) {
-    const t = readText(files, R.Pending);
-    return t === undefined ? undefined : settle(rt, load, undefined, t, undefined);
-  }
-  const cfg = rt.config();
-  const key = cfg.service.apiKey;
-  // The period after an apply is over.
-  files.remove(R.Wait);
-  return client
-    .call<string>({
-      op: 'showdevicejson',
-      segments: devSegments({ apiKey: key, deviceId: cfg.remote.id, devicePin: cfg.remote.pin }),
-      secrets: [key],
-      read: (body) => ({ ok: true, value: canonical(body), note: '' }),
-    })
-    .then((r): WriteOutcome => {
-      if (x.off) return r;
-      // Not read now: again after the backoff.
-      if (r.kind === 'retry') x.due = true;
-      else if (r.kind !== 'ok') {
-        // Refused (the device or its PIN): said once, kept until it reads again.
-        const why = 'unreadable: ' + r.reason;
-        if (x.seen !== why) {
-          x.seen = why;
-          const prev = readSeen(files);
-          if (!prev || prev.id !== cfg.remote.id || prev.outcome !== why) {
-            rt.p.log.error('remote: device ' + cfg.remote.id + ' not read: ' + r.reason);
-            replaceFile(files, R.Seen, JSON.stringify({ id: cfg.remote.id, crc: null, outcome: why, ignored: [], at: null }));
-          }
-        }
-      } else if (docCrc(r.value) !== x.seen) settle(rt, load, x, r.value, r.date);
-      return r;
-    });
+export const applyRemote: ApplyRemote = function (rt, load, x, text, date) {
+  if (x) return void settle(rt, load, x, text as string, date);
+  const t = readText(rt.p.files, R.Pending);
+  return t === undefined ? undefined : settle(rt, load, undefined, t, undefined);
 };

@@ -60,6 +60,36 @@ export interface RemoteShown {
 
 export const crcHex = (b: Uint8Array): string => crc32(b, 0, b.length).toString(16);
 
+type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** An object's own keys in order, each made own (even __proto__): JSON.stringify's replacer for canonical(). */
+function sorted(this: unknown, _k: string, v: unknown): unknown {
+  if (!isObj(v)) return v;
+  const o: Obj = {};
+  const keys = Object.keys(v).sort();
+  for (let i = 0; i < keys.length; i++) Object.defineProperty(o, keys[i] as string, { value: v[keys[i] as string], enumerable: true, writable: true, configurable: true });
+  return o;
+}
+
+/**
+ * A document's text as its content: JSON written again with its keys in
+ * order and no spacing, so neither counts; text that is not JSON as it
+ * came, trimmed.
+ */
+export function canonical(body: string): string {
+  const t = body.trim();
+  try {
+    return JSON.stringify(JSON.parse(t), sorted);
+  } catch {
+    return t;
+  }
+}
+
+/** CRC-32 (hex) of a document's canonical text. */
+export const docCrc = (text: string): string => crcHex(new TextEncoder().encode(text));
+
+
 /** A small file's text; undefined when it is missing or unreadable. */
 export function readText(files: FileStore, path: string): string | undefined {
   try {

@@ -1,9 +1,10 @@
 // The configuration's device (remote.id): its stored document is the
 // configuration this board is to run. Read every remote.pollMs as a job of
 // the uplink (readings first, the same heap check, ladder and backoff). Only
-// this stays loaded while the agent runs: a read's code, and what a new
-// document does, are the cold module 'remote-apply' (src/agent/remote-apply.ts),
-// loaded for each read and let go; the checker only when a document is new.
+// this stays loaded while the agent runs: a read's code is the cold module
+// 'remote-read' (src/agent/remote-read.ts), loaded for each read and let go;
+// what a new document does is 'remote-apply' (src/agent/remote-apply.ts),
+// loaded only for one, and the checker only when it changes something.
 import type { AgentConfig } from '../config/types';
 import type { Platform, TimerId } from '../ports/ports';
 import type { Runtime } from '../runtime';
@@ -27,15 +28,18 @@ export interface RemoteJob extends Job {
   error?: string;
 }
 
+/** One read of the configuration's device through the running poll `x`'s client (the cold module 'remote-read'). */
+export type ReadRemote = (rt: RemoteRt, load: LoadCold, x: RemoteJob, client: Pick<ServiceClient, 'call'>) => Promise<WriteOutcome>;
+
 /**
- * One read of the configuration's device and what it does (the cold module
- * 'remote-apply'): with the running poll `x` and its client, a read through
- * the uplink; without them, the document a restart kept for this boot
- * without the agent (src/runtime.ts), checked at once: a valid change is
- * handed back for the boot to save (with rt.apply()) once this module is
- * let go, and the kept document removed after that.
+ * What a new document does (the cold module 'remote-apply'): with the
+ * running poll `x`, the document `text` a read found (and its reply's
+ * Date); without it, the document a restart kept for this boot without the
+ * agent (src/runtime.ts), checked at once: a valid change is handed back for
+ * the boot to save (with rt.apply()) once this module is let go, and the
+ * kept document removed after that.
  */
-export type PollRemote = (rt: RemoteRt, load: LoadCold, x?: RemoteJob, client?: Pick<ServiceClient, 'call'>) => Promise<WriteOutcome> | AgentConfig | undefined;
+export type ApplyRemote = (rt: RemoteRt, load: LoadCold, x?: RemoteJob, text?: string, date?: string) => AgentConfig | undefined;
 
 // Every function here stays on the heap while the agent runs: four in all.
 
@@ -57,8 +61,8 @@ export function startRemote(up: Pick<Uplink, 'add' | 'remove' | 'wake'>, client:
       x.due = false;
       if (timer !== undefined) p.timers.clearTimeout(timer);
       timer = p.timers.setTimeout(due, config.remote.pollMs);
-      const m = load<PollRemote>('remote-apply');
-      if (m.ok) return m.value(rt, load, x, client) as Promise<WriteOutcome>;
+      const m = load<ReadRemote>('remote-read');
+      if (m.ok) return m.value(rt, load, x, client);
       // Not loaded (the heap is short): read at the next period. Logged once
       // a reason, without the figures in brackets (the free heap changes).
       const e = m.error.split(' (')[0];

@@ -1,5 +1,6 @@
 // The configuration device (src/agent/remote.ts, each read's code
-// src/agent/remote-apply.ts, what the reports say src/agent/remote-state.ts)
+// src/agent/remote-read.ts, a new document's src/agent/remote-apply.ts, what
+// the reports say src/agent/remote-state.ts)
 // against a scripted service client and a board of fakes: a document's
 // content and CRC, the keys never taken from the service, the merge, a
 // document acted on once per change (and not again after a restart), the
@@ -8,8 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import { startRemote } from '../../src/agent/remote';
 import type { RemoteJob, RemoteRt } from '../../src/agent/remote';
-import { canonical, docCrc, mergeOver, pollRemote, takeOut } from '../../src/agent/remote-apply';
-import { configOrigin, noteSource, readSeen, remoteShown } from '../../src/agent/remote-state';
+import { applyRemote, mergeOver, takeOut } from '../../src/agent/remote-apply';
+import { readRemote } from '../../src/agent/remote-read';
+import { canonical, configOrigin, docCrc, noteSource, readSeen, remoteShown } from '../../src/agent/remote-state';
 import type { LoadCold } from '../../src/agent/outputs';
 import type { Uplink, WriteOutcome } from '../../src/agent/uplink';
 import { CODEC } from '../../src/config/codec';
@@ -64,7 +66,7 @@ function board(cfg = remoteConfig(), files: MemoryFileStore = createMemoryFileSt
   const load: LoadCold = <T>(name: string) => {
     loads[name] = (loads[name] || 0) + 1;
     if (m.refuse && name === 'check') return { ok: false as const, error: m.refuse };
-    const v = name === 'check' ? CODEC : name === 'remote-apply' ? pollRemote : undefined;
+    const v = name === 'check' ? CODEC : name === 'remote-apply' ? applyRemote : name === 'remote-read' ? readRemote : undefined;
     return v ? { ok: true as const, value: v as T } : { ok: false as const, error: 'cold code ' + name + ': not in this build' };
   };
   const client: Pick<ServiceClient, 'call'> = {
@@ -78,7 +80,7 @@ function board(cfg = remoteConfig(), files: MemoryFileStore = createMemoryFileSt
   };
   /** A poll as the running agent's job makes it (a fresh one: a new boot). */
   const job = (): RemoteJob => ({ due: false, run: () => Promise.resolve({ kind: 'ok', status: 200, bytesSent: 0 }), stop: () => undefined });
-  const read = (x: RemoteJob): Promise<WriteOutcome> => pollRemote(rt, load, x, client) as Promise<WriteOutcome>;
+  const read = (x: RemoteJob): Promise<WriteOutcome> => readRemote(rt, load, x, client);
   return { rt, files, store, info, errors, applied, restarts, loads, m, load, client, job, read, time, running: () => running };
 }
 
@@ -152,14 +154,20 @@ describe('a read of the configuration device', () => {
     await b.read(x);
     await b.read(x);
     expect(b.m.reads).toBe(3);
-    expect(b.loads).toEqual({ check: 1 });
+    // What a new document does, and the checker, once; the reads that find it again load nothing.
+    expect(b.loads).toEqual({ 'remote-apply': 1, check: 1 });
     expect(b.applied).toHaveLength(1);
     expect(b.applied[0]!.agent.backoffBaseMs).toBe(3000);
     expect(b.info.filter((l) => l.includes(' applied'))).toHaveLength(1);
+    // Another boot's first read of it: remote.seen says it is settled; nothing loaded, nothing written.
+    b.files.resetCounts();
+    await b.read(b.job());
+    expect(b.loads).toEqual({ 'remote-apply': 1, check: 1 });
+    expect(b.files.counts).toMatchObject({ writes: 0, renames: 0 });
     // A new document is acted on again.
     b.m.doc = () => docOf(b.running(), (d) => ((d.agent as Record<string, unknown>).backoffBaseMs = 4000));
     await b.read(x);
-    expect(b.loads).toEqual({ check: 2 });
+    expect(b.loads).toEqual({ 'remote-apply': 2, check: 2 });
     expect(b.applied.map((c) => c.agent.backoffBaseMs)).toEqual([3000, 4000]);
   });
 
@@ -214,7 +222,7 @@ describe('a read of the configuration device', () => {
     b.m.doc = () => '{"service": {"url": "http://elsewhere.example"}}';
     await b.read(b.job());
     expect(readSeen(b.files)).toMatchObject({ outcome: 'unchanged', ignored: ['service.url'] });
-    expect(b.loads).toEqual({});
+    expect(b.loads).toEqual({ 'remote-apply': 2 });
   });
 
   it('an invalid document is refused in one line naming the key and the rule, once, and not tried again after a restart', async () => {
@@ -230,7 +238,7 @@ describe('a read of the configuration device', () => {
     await b.read(x);
     await b.read(x);
     expect(b.errors).toHaveLength(1);
-    expect(b.loads).toEqual({ check: 1 });
+    expect(b.loads).toEqual({ 'remote-apply': 1, check: 1 });
     expect(b.applied).toEqual([]);
   });
 
@@ -284,19 +292,19 @@ describe('a read of the configuration device', () => {
     // The boot without the agent: the checker has its room there. The change
     // comes back to be saved once the module is let go, the document kept until then.
     b.m.refuse = undefined;
-    const next = pollRemote(b.rt, b.load, undefined, undefined) as AgentConfig;
+    const next = applyRemote(b.rt, b.load) as AgentConfig;
     expect(next.agent.backoffBaseMs).toBe(3000);
     expect(b.applied).toEqual([]);
     expect(readSeen(b.files)).toMatchObject({ outcome: 'applied' });
     expect(text(b.files.contents('config.new'))).toBe('1');
     expect(b.files.contents('remote.json')).toBeDefined();
     // A power cut before the save: the next such boot does it again.
-    expect((pollRemote(b.rt, b.load, undefined, undefined) as AgentConfig).agent.backoffBaseMs).toBe(3000);
+    expect((applyRemote(b.rt, b.load) as AgentConfig).agent.backoffBaseMs).toBe(3000);
     expect(b.rt.apply(next)).toBeUndefined();
     b.files.remove('remote.json');
     // Saved: settled, nothing more.
     b.files.write('remote.json', new TextEncoder().encode(canonical(doc)));
-    expect(pollRemote(b.rt, b.load, undefined, undefined)).toBeUndefined();
+    expect(applyRemote(b.rt, b.load)).toBeUndefined();
     expect(b.files.contents('remote.json')).toBeUndefined();
     // Once settled, the next read of the same document does nothing.
     await b.read(b.job());
@@ -307,7 +315,7 @@ describe('a read of the configuration device', () => {
     const b = board();
     b.files.write('remote.json', new TextEncoder().encode('{"agent":{"backoffBaseMs":3000}}'));
     b.m.refuse = 'cold code check: corrupt on flash (CRC); flash the board again with ./flash.sh';
-    expect(pollRemote(b.rt, b.load, undefined, undefined)).toBeUndefined();
+    expect(applyRemote(b.rt, b.load)).toBeUndefined();
     expect(readSeen(b.files)!.outcome).toBe('unreadable: ' + b.m.refuse);
     expect(b.files.contents('remote.json')).toBeUndefined();
     expect(b.restarts).toEqual([]);

@@ -9,8 +9,7 @@
 // or rejected, and the JSON device's readings arrive in order, none missing.
 import { describe, expect, it } from 'vitest';
 import { healthReport } from '../../src/agent/health';
-import { canonical, docCrc } from '../../src/agent/remote-apply';
-import { readSeen } from '../../src/agent/remote-state';
+import { canonical, docCrc, readSeen } from '../../src/agent/remote-state';
 import { CODEC } from '../../src/config/codec';
 import type { AgentConfig } from '../../src/config/types';
 import { crc32 } from '../../src/queue/crc32';
