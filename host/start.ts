@@ -70,6 +70,8 @@ const DEVICES: { name: string; format: DataFormat; sensors: string }[] = [
 // on GP4/GP5 (air: a BME280, leaf: an SHT4x, light: a BH1750); GP16 is a free
 // header GPIO (22 is the boot-skip pin, 23-25 and 29 belong to the radio).
 const CONTROL = 'sim_control';
+/** The simulated board's configuration device (remote.id): the dashboard's configuration card edits its document. */
+const REMOTE = 'sim_config';
 const RELAY = { name: 'relay', pin: 16, pollMs: 5000 };
 
 /** A stop is under way: what the start-up was doing when it came may fail now, and says nothing. */
@@ -107,6 +109,11 @@ async function provisionAll(url: string, email: string, password: string): Promi
   if (!h.ok) return h.error;
   out.push({ name: 'health', id: h.deviceId, pin: h.devicePin });
   console.log(`provisioned JSON device sim_health for the board's health reports: DeviceID ${h.deviceId}`);
+  // The board's configuration device (remote.id / remote.pin): its document is written once the config is saved.
+  const r = await provisionDevice({ client: made.client, email, password, deviceName: REMOTE, format: 'JSON', apiKey });
+  if (!r.ok) return r.error;
+  out.push({ name: 'remote', id: r.deviceId, pin: r.devicePin });
+  console.log(`provisioned JSON device ${REMOTE} for the board's configuration (edit it on the dashboard): DeviceID ${r.deviceId}`);
   // The relay's source: a Value device holding 0 until someone sets it (the dashboard's form).
   const c = await provisionDevice({ client: made.client, email, password, deviceName: CONTROL, format: 'Value', apiKey });
   if (!c.ok) return c.error;
@@ -117,10 +124,32 @@ async function provisionAll(url: string, email: string, password: string): Promi
   return out;
 }
 
+/**
+ * The configuration device's first document: the board's saved
+ * configuration without what a board never takes from the service (wifi.*,
+ * service.*, remote.*), as provision(..., 'remote', 'JSON') writes it on a
+ * board. '' once written, else why not.
+ */
+async function firstDocument(url: string, cfg: AgentConfig, files: { read(path: string): Uint8Array | undefined }): Promise<string> {
+  const remote = cfg.remote;
+  const bytes = files.read('config.json');
+  if (!remote || !remote.id || !bytes) return 'no configuration device or no config.json';
+  const doc = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+  delete doc.wifi;
+  delete doc.service;
+  delete doc.remote;
+  const http = createHttpClient({ sockets: (await import('./ports/sockets')).createNodeSockets(), timers: { setTimeout, clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout) } });
+  const made = createServiceOps({ http, baseUrl: url });
+  if (!made.ok) return made.error;
+  const w = await made.client.writeJson({ apiKey: cfg.service.apiKey, deviceId: remote.id, devicePin: remote.pin }, JSON.stringify(doc));
+  return w.kind === 'ok' ? '' : w.reason;
+}
+
 function simConfig(url: string, devices: Record<string, unknown>[], intervalMs: number): AgentConfig | string {
   const apiKey = devices[0]?.apiKey as string;
   const health = devices.find((d) => d.name === 'health');
   const control = devices.find((d) => d.name === 'control');
+  const remote = devices.find((d) => d.name === 'remote');
   const raw = {
     board: 'pico-w',
     wifi: { ssid: SSID, password: 'sim-password' },
@@ -134,9 +163,11 @@ function simConfig(url: string, devices: Record<string, unknown>[], intervalMs: 
       { name: 'leaf', kind: 'sht4x', bus: 0, intervalMs },
       { name: 'light', kind: 'bh1750', bus: 0, intervalMs },
     ],
-    devices: devices.filter((d) => d.name !== 'health' && d.name !== 'control').map((d) => ({ name: d.name, deviceId: d.id, devicePin: d.pin, format: d.format, sensors: d.sensors })),
+    devices: devices.filter((d) => d.name !== 'health' && d.name !== 'control' && d.name !== 'remote').map((d) => ({ name: d.name, deviceId: d.id, devicePin: d.pin, format: d.format, sensors: d.sensors })),
     // Every minute here, so the dashboard's health table fills while you watch (a board's default is 15 min).
     health: health ? { id: health.id, pin: health.pin, intervalMs: 60000 } : undefined,
+    // Its configuration device, read every minute (the shortest a board takes; the default is 15 min).
+    remote: remote ? { id: remote.id, pin: remote.pin, pollMs: 60000 } : undefined,
     // A relay that follows sim_control's stored value, read every 5 s; off until the first good read.
     outputs: control
       ? [{ name: RELAY.name, kind: 'digital', pin: RELAY.pin, sourceId: control.id, sourcePin: control.pin, field: '', pollMs: RELAY.pollMs, safe: 0 }]
@@ -276,6 +307,8 @@ async function main(): Promise<void> {
     if (typeof cfg === 'string') throw new Error('simulator config invalid: ' + cfg);
     const e = store.save(cfg);
     if (e) throw new Error(e);
+    const doc = await firstDocument(url, cfg, hp.files);
+    if (doc) console.log(`${REMOTE}: its first document was not written (${doc}); the board reads it again every minute`);
   }
 
   const start = (): void => {

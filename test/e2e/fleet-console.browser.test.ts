@@ -169,8 +169,9 @@ describe.skipIf(!present)('the fleet console with boards behind it', () => {
       await until(page, `document.querySelector('${card(valueId as string)} .chart')?.getAttribute('data-points') !== '0'`, 30000);
       await until(page, `document.querySelector('${card(controlId as string)} .set-form') !== null`);
       expect(await page.locator(`${card(valueId as string)} .set-form`).count()).toBe(0);
-      expect(await text(page, `${card(valueId as string)} .board-writes`)).toContain('readings of the simulated board');
-      expect(await text(page, `${card(valueId as string)} .chart-unit`)).toBe('value (unit not given)');
+      // npm start's board has its configuration device: the service knows sim_value carries temp, in C.
+      expect(await text(page, `${card(valueId as string)} .board-writes`)).toMatch(/readings of (the simulated board|device sim_value in configuration #\d+)/);
+      expect(await text(page, `${card(valueId as string)} .chart-unit`)).toBe('value (C)');
       expect(await text(page, `${card(valueId as string)} .chart-time`)).toBe("time (this browser's clock)");
       // Nothing sideways at 420 px, whatever the page holds.
       const widths = await page.evaluate<number[]>(`[document.documentElement.scrollWidth, document.body.scrollWidth]`);

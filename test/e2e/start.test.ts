@@ -45,6 +45,10 @@ describe('npm start', () => {
     a.proc.stdin.write('status()\n');
     await a.waitFor(/outbox {4}\d+ queued/);
     expect(a.out()).toMatch(/i2c {7}air \(bme280 at 0x76, bus 0\): \d+ reads?, 0 failed/);
+    // Its configuration device, made with its first document (the board's config without wifi, service, remote).
+    expect(a.out()).toMatch(/provisioned JSON device sim_config for the board's configuration/);
+    expect(a.out()).toMatch(/remote {4}device \d+/);
+    expect(a.out()).not.toMatch(/sim_config: its first document was not written/);
     expect(a.out()).toMatch(/agent {5}0\.1\.0, running/);
     const code = exited(a.proc);
     a.proc.kill('SIGINT');
@@ -77,7 +81,7 @@ describe('npm start', () => {
     await a.waitFor(/delivered {2}sim_json .*HTTP 200/);
     expect(a.out()).not.toMatch(/provisioned|GP16 relay/);
     const state = (await (await fetch(`${url}/dashboard/state`)).json()) as { board: { title: string; outputs: unknown[] } | null };
-    expect(state.board).toEqual({ title: expect.stringMatching(/simulated by npm start$/), outputs: [] });
+    expect(state.board).toMatchObject({ title: expect.stringMatching(/simulated by npm start$/), outputs: [] });
     const code = exited(a.proc);
     a.proc.kill('SIGINT');
     expect(await code).toBe(0);
