@@ -68,7 +68,7 @@ export function healthReport(rt: HealthRt): string {
       const i2c: Record<string, unknown> = {};
       for (let i = 0; i < a.i2c.length; i++) {
         const s = a.i2c[i] as (typeof a.i2c)[0];
-        i2c[s.name] = { reads: s.reads, failed: s.failures, error: s.error === undefined ? null : s.error };
+        i2c[s.name] = { reads: s.reads_, failed: s.failures_, error: s.error_ === undefined ? null : s.error_ };
       }
       r.i2c = i2c;
     }

@@ -19,8 +19,8 @@ const prefixed = (sections: Record<string, Texts>): Texts => {
 const quantityTexts = (): Texts => {
   const out: Texts = {};
   for (const q in UNITS) {
-    out[q + 'Offset'] = 'Added to ' + q + ' after its scale';
-    out[q + 'Scale'] = q + ' = measured * scale + offset';
+    out[q + 'Offset'] = 'Added to ' + q + ' after its scale (default 0)';
+    out[q + 'Scale'] = q + ' = measured * scale + offset (default 1)';
     out[q + 'Filters'] = 'Filters of ' + q + ' (else the filters setting)';
   }
   return out;

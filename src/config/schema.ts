@@ -151,8 +151,9 @@ const quantityRows = (): Field[] => {
   for (const q in UNITS) {
     const kinds_ = measuring(q);
     rows.push(
-      { key_: q + 'Offset', type_: T.Number, default_: 0, kinds_ },
-      { key_: q + 'Scale', type_: T.Number, default_: 1, kinds_ },
+      // No defaults written into the config (0 and 1 are the step's own): fewer numbers on the heap.
+      { key_: q + 'Offset', type_: T.Number, kinds_ },
+      { key_: q + 'Scale', type_: T.Number, kinds_ },
       { key_: q + 'Filters', type_: T.Filters, rule_: FILTERS_RULE, kinds_ },
     );
   }

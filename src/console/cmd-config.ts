@@ -55,14 +55,14 @@ export function stateCommands(c: Ctx<StateRt>): Commands {
       if (!got.length && !a.i2c) out('no sensor gave a reading');
       for (const s of got) out(s.sensor + ' = ' + Math.round(s.value * 1000) / 1000 + (s.unit ? ' ' + s.unit : ''));
       for (const s of a.i2c || []) {
-        const qs = (I2C_KINDS[s.cfg.kind] as [string[], number[]])[0];
-        for (let i = 0; i < s.last.length; i++) {
-          const v = s.last[i] as number;
+        const qs = (I2C_KINDS[s.cfg_.kind] as [string[], number[]])[0];
+        for (let i = 0; i < s.last_.length; i++) {
+          const v = s.last_[i] as number;
           const q = qs[i] as string;
-          if (v === v) out(s.name + '.' + q + ' = ' + Math.round(v * 1000) / 1000 + ' ' + String(UNITS[q]) + ' (read ' + Math.round((now - s.at) / 1000) + ' s ago)');
+          if (v === v) out(s.name + '.' + q + ' = ' + Math.round(v * 1000) / 1000 + ' ' + String(UNITS[q]) + ' (read ' + Math.round((now - s.at_) / 1000) + ' s ago)');
         }
-        if (s.error !== undefined) out(s.name + ': no reading now: ' + s.error);
-        else if (!s.reads) out(s.name + ': no reading yet');
+        if (s.error_ !== undefined) out(s.name + ': no reading now: ' + s.error_);
+        else if (!s.reads_) out(s.name + ': no reading yet');
       }
     },
 

@@ -37,7 +37,7 @@ function i2cScan(rt: ScanRt, bus: unknown, out: (l: string) => void, fail: (l: s
   }
   const scl = sda + 1;
   const a = rt.agent();
-  const env = a && a.i2c && (a.i2c[0] as (typeof a.i2c)[0]).env;
+  const env = a && a.i2c && (a.i2c[0] as (typeof a.i2c)[0]).env_;
   const open = env && env.buses[bus];
   let found: number[];
   if (env && open) found = scanBus(portsOf(env.p).use(open.h));

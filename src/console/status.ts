@@ -115,8 +115,8 @@ function i2cLines(say: Say, a: Agent): void {
   const list = a.i2c || [];
   for (let i = 0; i < list.length; i++) {
     const s = list[i] as (typeof list)[0];
-    const c = s.cfg;
-    say('i2c', s.name + ' (' + c.kind + ' at 0x' + (c.address as number).toString(16) + ', bus ' + String(c.bus) + '): ' + count(s.reads, 'read', 'reads') + ', ' + s.failures + ' failed' + (s.error === undefined ? '' : '; failing now: ' + s.error));
+    const c = s.cfg_;
+    say('i2c', s.name + ' (' + c.kind + ' at 0x' + (c.address as number).toString(16) + ', bus ' + String(c.bus) + '): ' + count(s.reads_, 'read', 'reads') + ', ' + s.failures_ + ' failed' + (s.error_ === undefined ? '' : '; failing now: ' + s.error_));
   }
 }
 

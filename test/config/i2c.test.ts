@@ -11,10 +11,9 @@ describe('I2C sensors', () => {
     const c = configOf({ sensors: [air, { name: 'leaf', kind: 'sht4x' }, { name: 'light', kind: 'bh1750', bus: 1 }] });
     expect(c.sensors[0]).toEqual({
       name: 'air', kind: 'bme280', intervalMs: 60000, filters: [], bus: 0, sda: 4, scl: 5, freqHz: 100000, address: 0x76,
-      temperatureOffset: 0, temperatureScale: 1, humidityOffset: 0, humidityScale: 1, pressureOffset: 0, pressureScale: 1,
     });
     expect(c.sensors[1]).toMatchObject({ bus: 0, sda: 4, scl: 5, address: 0x44 });
-    expect(c.sensors[2]).toMatchObject({ bus: 1, sda: 2, scl: 3, address: 0x23, illuminanceOffset: 0, illuminanceScale: 1 });
+    expect(c.sensors[2]).toMatchObject({ bus: 1, sda: 2, scl: 3, address: 0x23 });
     expect(c.sensors[2]).not.toHaveProperty('pin');
     expect(c.sensors[2]).not.toHaveProperty('unit');
   });

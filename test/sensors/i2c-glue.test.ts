@@ -105,10 +105,10 @@ describe('I2C sensors', () => {
     ]);
     expect(r.loads).toEqual({ 'i2c-go': 1, 'i2c-read': 1, bme280: 2 });
     expect(r.opened).toEqual([[0, 4, 5, 100000]]);
-    expect(r.state[0]).toMatchObject({ reads: 1, failures: 0, error: undefined });
+    expect(r.state[0]).toMatchObject({ reads_: 1, failures_: 0, error_: undefined });
     // Between samples the sensor holds data, and the timer's callback it made once: no step code.
     const fns = Object.entries(r.state[0] as object).filter(([, v]) => typeof v === 'function').map(([k]) => k);
-    expect(fns.sort()).toEqual(['close', 'next', 'sample']);
+    expect(fns.sort()).toEqual(['close', 'next_', 'sample']);
   });
 
   it('calibrate and filter each quantity on its own', () => {
@@ -140,13 +140,13 @@ describe('I2C sensors', () => {
     const r = rig([air], script);
     for (let i = 0; i < 5; i++) r.period();
     expect(r.events).toEqual([]);
-    expect(r.state[0]).toMatchObject({ reads: 0, failures: 5, error: 'reading chip id: no answer' });
+    expect(r.state[0]).toMatchObject({ reads_: 0, failures_: 5, error_: 'reading chip id: no answer' });
     expect(r.lines).toEqual(['E sensor air (bme280 at 0x76, bus 0): reading chip id: no answer; tried again every period']);
     script.init = undefined;
     r.period();
     expect(r.events).toHaveLength(3);
     expect(r.lines[1]).toBe('I sensor air: reading again (5 failures so far)');
-    expect(r.state[0]).toMatchObject({ reads: 1, failures: 5, error: undefined });
+    expect(r.state[0]).toMatchObject({ reads_: 1, failures_: 5, error_: undefined });
   });
 
   it('drop its last readings when it fails (NaN once), so they are not sent again as new', () => {
@@ -171,7 +171,7 @@ describe('I2C sensors', () => {
       'E sensor air (bme280 at 0x76, bus 0): CRC mismatch; tried again every period',
       'E sensor air (bme280 at 0x76, bus 0): measurement skipped (raw 0x80000); tried again every period',
     ]);
-    expect(r.state[0]?.failures).toBe(4);
+    expect(r.state[0]?.failures_).toBe(4);
   });
 
   it('free a bus held low and say so once', () => {
@@ -209,7 +209,7 @@ describe('I2C sensors', () => {
     const r = rig([air], { values: [1, 2, 3], noCode: 'cold code i2c: 9000 B of heap needed, 4000 B free' });
     r.period();
     r.period();
-    expect(r.state[0]).toMatchObject({ failures: 2, error: 'cold code i2c: 9000 B of heap needed, 4000 B free' });
+    expect(r.state[0]).toMatchObject({ failures_: 2, error_: 'cold code i2c: 9000 B of heap needed, 4000 B free' });
     expect(r.lines).toEqual(['E sensor air: cold code i2c: 9000 B of heap needed, 4000 B free']);
   });
 

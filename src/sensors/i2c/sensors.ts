@@ -25,9 +25,9 @@ export const portsOf = (p: Pick<Platform, 'i2c'>): I2cPorts => p.i2c || kalumaI2
  * its operations and the kind's driver; undefined after a failure, said.
  */
 function ready(s: I2cSensor): [I2cEnv, I2cBusState, I2cBus, Driver] | undefined {
-  const e = s.env;
+  const e = s.env_;
   if (!e) return undefined;
-  const cfg = s.cfg;
+  const cfg = s.cfg_;
   const n = cfg.bus || 0;
   const ports = portsOf(e.p);
   let b = e.buses[n];
@@ -48,36 +48,36 @@ export function goI2c(s: I2cSensor): void {
   const r = ready(s);
   if (!r) return;
   const [e, b, port, d] = r;
-  const addr = s.cfg.address as number;
-  if (!s.chip) {
+  const addr = s.cfg_.address as number;
+  if (!s.chip_) {
     const st = d.init_(port, addr, (what) => e.p.log.info('sensor ' + s.name + ': ' + what));
     if (typeof st === 'string') return fail(s, e, b, st, port);
-    s.chip = st;
+    s.chip_ = st;
   }
-  const ms = d.start_(port, addr, s.chip);
+  const ms = d.start_(port, addr, s.chip_);
   if (typeof ms === 'string') return fail(s, e, b, ms, port);
-  s.phase = 1;
-  s.wait = e.p.timers.setTimeout(s.next, ms);
+  s.phase_ = 1;
+  s.wait_ = e.p.timers.setTimeout(s.next_, ms);
 }
 
 /** The conversion read, each quantity calibrated, filtered and handed on: the cold module 'i2c-read'. */
 export function readI2c(s: I2cSensor): void {
-  s.phase = 0;
+  s.phase_ = 0;
   const r = ready(s);
   if (!r) return;
   const [e, b, port, d] = r;
-  const cfg = s.cfg;
+  const cfg = s.cfg_;
   const qs = (I2C_KINDS[cfg.kind] as [string[], number[]])[0];
-  const filters = s.filters || quantities(s, e, qs);
-  const v = s.chip ? d.read_(port, cfg.address as number, s.chip) : 'not readied';
+  const filters = s.filters_ || quantities(s, e, qs);
+  const v = s.chip_ ? d.read_(port, cfg.address as number, s.chip_) : 'not readied';
   if (typeof v === 'string') return fail(s, e, b, v, port);
   const at = e.p.clock.uptimeMs();
-  s.at = at;
-  s.reads++;
+  s.at_ = at;
+  s.reads_++;
   b.stuck = undefined;
-  if (s.error !== undefined) {
-    e.p.log.info('sensor ' + s.name + ': reading again (' + s.failures + ' failures so far)');
-    s.error = undefined;
+  if (s.error_ !== undefined) {
+    e.p.log.info('sensor ' + s.name + ': reading again (' + s.failures_ + ' failures so far)');
+    s.error_ = undefined;
   }
   const c = cfg as unknown as Record<string, unknown>;
   for (let i = 0; i < qs.length; i++) {
@@ -87,7 +87,7 @@ export function readI2c(s: I2cSensor): void {
     const q = qs[i] as string;
     const scale = c[q + 'Scale'];
     const value = x * (scale === undefined ? 1 : (scale as number)) + ((c[q + 'Offset'] as number) || 0);
-    s.last[i] = value;
+    s.last_[i] = value;
     const out = (filters[i] as Filter).push(value, at);
     if (out !== undefined && isFinite(out)) e.emit({ sensor: s.name + '.' + q, base: s.name, value: out, unit: UNITS[q] as string, atMs: at });
   }
@@ -95,13 +95,13 @@ export function readI2c(s: I2cSensor): void {
 
 /** Each quantity's filters, and no last value yet: made at the sensor's first step. */
 function quantities(s: I2cSensor, e: I2cEnv, qs: string[]): Filter[] {
-  const c = s.cfg as unknown as Record<string, unknown>;
+  const c = s.cfg_ as unknown as Record<string, unknown>;
   const filters: Filter[] = [];
   for (const q of qs) {
-    filters.push(e.chain((c[q + 'Filters'] as typeof s.cfg.filters | undefined) || s.cfg.filters));
-    s.last.push(NaN);
+    filters.push(e.chain((c[q + 'Filters'] as typeof s.cfg_.filters | undefined) || s.cfg_.filters));
+    s.last_.push(NaN);
   }
-  return (s.filters = filters);
+  return (s.filters_ = filters);
 }
 
 /**
@@ -110,29 +110,29 @@ function quantities(s: I2cSensor, e: I2cEnv, qs: string[]): Filter[] {
  * again as if new), a held bus freed and said so once.
  */
 function fail(s: I2cSensor, e: I2cEnv, b: I2cBusState | undefined, why: string, port?: I2cBus): void {
-  s.failures++;
-  s.chip = undefined;
-  s.phase = 0;
+  s.failures_++;
+  s.chip_ = undefined;
+  s.phase_ = 0;
   const log = e.p.log;
-  if (s.error === undefined) {
-    const qs = (I2C_KINDS[s.cfg.kind] as [string[], number[]])[0];
+  if (s.error_ === undefined) {
+    const qs = (I2C_KINDS[s.cfg_.kind] as [string[], number[]])[0];
     const at = e.p.clock.uptimeMs();
-    for (let i = 0; i < s.last.length; i++) {
-      if (s.last[i] !== s.last[i]) continue;
-      s.last[i] = NaN;
+    for (let i = 0; i < s.last_.length; i++) {
+      if (s.last_[i] !== s.last_[i]) continue;
+      s.last_[i] = NaN;
       const q = qs[i] as string;
       e.emit({ sensor: s.name + '.' + q, base: s.name, value: NaN, unit: UNITS[q] as string, atMs: at });
     }
   }
-  if (why !== s.error) {
-    log.error('sensor ' + s.name + ' (' + s.cfg.kind + ' at 0x' + (s.cfg.address as number).toString(16) + ', bus ' + String(s.cfg.bus) + '): ' + why + '; tried again every period');
-    s.error = why;
+  if (why !== s.error_) {
+    log.error('sensor ' + s.name + ' (' + s.cfg_.kind + ' at 0x' + (s.cfg_.address as number).toString(16) + ', bus ' + String(s.cfg_.bus) + '): ' + why + '; tried again every period');
+    s.error_ = why;
   }
   if (!b || !port) return;
   const held = port.stuck();
   if (held !== b.stuck) {
     b.stuck = held;
-    if (held) log.error('i2c bus ' + String(s.cfg.bus) + ': ' + held + '; ' + port.recover());
+    if (held) log.error('i2c bus ' + String(s.cfg_.bus) + ': ' + held + '; ' + port.recover());
   } else if (held) port.recover();
 }
 

@@ -20,8 +20,8 @@ export function startI2c(cfgs: SensorConfig[], env: I2cEnv, sampled: SampledSens
   const out: Live[] = [];
   for (const cfg of cfgs) {
     const q: Live = {
-      name: cfg.name, sample, close, cfg, env, phase: 0, next: () => step(q), wait: undefined, chip: undefined,
-      reads: 0, failures: 0, error: undefined, filters: undefined, last: [], at: 0,
+      name: cfg.name, sample, close, cfg_: cfg, env_: env, phase_: 0, next_: () => step(q), wait_: undefined, chip_: undefined,
+      reads_: 0, failures_: 0, error_: undefined, filters_: undefined, last_: [], at_: 0,
     };
     out.push(q);
     sampled.push({ sensor: q, filter: undefined, intervalMs: cfg.intervalMs });
@@ -36,32 +36,32 @@ export function startI2c(cfgs: SensorConfig[], env: I2cEnv, sampled: SampledSens
  * reason changes.
  */
 function step(s: Live): void {
-  const e = s.env;
-  s.wait = undefined;
+  const e = s.env_;
+  s.wait_ = undefined;
   if (!e) return;
   // The uplink's stats: a request in flight since some time.
   if (e.busy().inFlightSinceMs !== undefined) {
-    s.wait = e.p.timers.setTimeout(s.next, 100);
+    s.wait_ = e.p.timers.setTimeout(s.next_, 100);
     return;
   }
   // Each step's code alone: the one that starts a conversion, or the one that reads it.
-  const m = e.load<typeof GoI2c>(s.phase ? 'i2c-read' : 'i2c-go');
+  const m = e.load<typeof GoI2c>(s.phase_ ? 'i2c-read' : 'i2c-go');
   if (m.ok) return m.value(s);
-  s.failures++;
-  if (s.error !== m.error) e.p.log.error('sensor ' + s.name + ': ' + (s.error = m.error));
+  s.failures_++;
+  if (s.error_ !== m.error) e.p.log.error('sensor ' + s.name + ': ' + (s.error_ = m.error));
 }
 
 /** A conversion started (none while one is under way): its readings come later, by themselves. */
 function sample(this: Live): null {
-  if (this.env && this.wait === undefined) step(this);
+  if (this.env_ && this.wait_ === undefined) step(this);
   return null;
 }
 
 /** No more steps; the bus is taken again by the next start (I2cPorts.open). */
 function close(this: Live): void {
-  const e = this.env;
+  const e = this.env_;
   if (!e) return;
-  if (this.wait !== undefined) e.p.timers.clearTimeout(this.wait);
-  this.wait = undefined;
-  this.env = undefined;
+  if (this.wait_ !== undefined) e.p.timers.clearTimeout(this.wait_);
+  this.wait_ = undefined;
+  this.env_ = undefined;
 }

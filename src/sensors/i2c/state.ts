@@ -9,9 +9,11 @@ import type { FilterSpec, SensorConfig } from '../../config/types';
 import type { Filter } from '../../filters/filter';
 import type { Platform, TimerId } from '../../ports/ports';
 
-// No property here ends in '_' (the device build shortens those): these
-// objects pass between the resident program and cold code, which on the host
+// I2cEnv's properties do not end in '_' (the device build shortens those): it
+// is made by the resident program and read by cold code, which on the host
 // (npm start) are the TypeScript sources and the device build's cold modules.
+// An I2cSensor is made and read by cold code only (but for name, sample and
+// close, which the sampler calls): its names are shortened.
 /** What every I2C sensor of a running agent shares. */
 export interface I2cEnv {
   p: Pick<Platform, 'i2c' | 'timers' | 'log' | 'clock'>;
@@ -35,30 +37,30 @@ export interface I2cBusState {
 /** One I2C sensor: the agent's Sensor (src/sensors/index.ts) with these fields. */
 export interface I2cSensor {
   readonly name: string;
-  cfg: SensorConfig;
+  cfg_: SensorConfig;
   /** Undefined once closed: no step runs after. */
-  env: I2cEnv | undefined;
+  env_: I2cEnv | undefined;
   /** The next step: 0 starts a conversion, 1 reads it. */
-  phase: number;
+  phase_: number;
   /** Runs the next step (made once per sensor: a timer's callback). */
-  next: () => void;
+  next_: () => void;
   /** The step's timer while one waits. */
-  wait: TimerId | undefined;
+  wait_: TimerId | undefined;
   /** The chip's state (its driver's init_), undefined until it is readied and after a failure. */
-  chip: number[] | undefined;
+  chip_: number[] | undefined;
   /** Conversions read whole, and failed steps, since the agent started. */
-  reads: number;
-  failures: number;
+  reads_: number;
+  failures_: number;
   /** The failure of the last step, undefined when it read. */
-  error: string | undefined;
+  error_: string | undefined;
   /**
    * Per quantity of its kind (in the kinds table's order), once the first
    * step made them: its filters' state, and its last value (NaN: none now).
    * Its reading's name ('air.humidity'), unit, scale and offset are made at
    * each step from the config and the kinds table: fewer objects kept.
    */
-  filters: Filter[] | undefined;
-  last: number[];
+  filters_: Filter[] | undefined;
+  last_: number[];
   /** When the last conversion was read (uptime ms). */
-  at: number;
+  at_: number;
 }
