@@ -103,9 +103,12 @@ export async function urlPassword(email: string, env: NodeJS.ProcessEnv, tty: Te
 export function askHidden(prompt: string, t: Terminal): Promise<string> {
   const input = t.input;
   return new Promise((resolve) => {
-    t.output.write(prompt);
+    // Raw mode (no echo) before the prompt shows: a password typed as soon as
+    // the prompt appears must never reach a terminal still echoing (a loaded
+    // machine let the test's typing in between, and the terminal echoed it).
     const wasRaw = input.isRaw;
     input.setRawMode(true);
+    t.output.write(prompt);
     const got: string[] = [];
     const finish = (rest: string): void => {
       input.removeListener('data', onData);
