@@ -2,8 +2,8 @@
 // is one row here and its help text in field-help.ts.
 
 import { DEFAULT_BOARD } from '../board';
-import { I2C_KINDS, UNITS } from '../sensors/i2c/kinds';
-export { hex } from '../sensors/i2c/kinds';
+import { I2C_KINDS, UNITS, addressesOf, quantitiesOf } from '../sensors/i2c/kinds';
+export { hex, quantitiesOf } from '../sensors/i2c/kinds';
 import type { SensorKind } from './types';
 
 /** A setting's type: numbers, not names, so the table and every test of a type are short in the cold modules. */
@@ -57,8 +57,6 @@ export interface Field {
 export const PIN_KINDS: readonly SensorKind[] = ['digital', 'analog', 'temperature', 'counter'];
 export const I2C_KIND_NAMES = /* @__PURE__ */ Object.keys(I2C_KINDS) as SensorKind[];
 export const SENSOR_KINDS: readonly SensorKind[] = /* @__PURE__ */ PIN_KINDS.concat(I2C_KIND_NAMES);
-/** An I2C kind's quantities, or undefined for a pin kind. */
-export const quantitiesOf = (kind: string): string[] | undefined => (Object.prototype.hasOwnProperty.call(I2C_KINDS, kind) ? (I2C_KINDS[kind] as [string[], number[]])[0] : undefined);
 
 export const BOARD_NAMES = ['pico-w', 'pico2-w'] as const;
 /** Sensor names become JSON keys and XML element names. */
@@ -165,7 +163,7 @@ const FILTERS_RULE = 'average:n median:n ewma:a clamp:lo:hi delta:d:ms throttle:
 /** Each I2C kind's default address: the first its part can have. */
 const ADDRESS_DEFAULTS = /* @__PURE__ */ (() => {
   const out: { [k in SensorKind]?: unknown } = {};
-  for (const k of I2C_KIND_NAMES) out[k] = (I2C_KINDS[k] as [string[], number[]])[1][0];
+  for (const k of I2C_KIND_NAMES) out[k] = addressesOf(k)[0];
   return out;
 })();
 

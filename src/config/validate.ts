@@ -4,7 +4,7 @@
 
 import { DEFAULT_BOARD, getBoard } from '../board';
 import type { Board } from '../board';
-import { I2C_KINDS } from '../sensors/i2c/kinds';
+import { addressesOf } from '../sensors/i2c/kinds';
 import { checkPin } from './pins';
 import { parseBaseUrl } from '../service/url';
 import { utf8Length } from '../service/utf8';
@@ -412,7 +412,7 @@ function checkI2c(key: string, s: Obj, before: Obj[], board: Board | undefined, 
     claimPin(key, s, 'digital', 'sda');
     claimPin(key, s, 'digital', 'scl');
   }
-  const addresses = (I2C_KINDS[s.kind as string] as [string[], number[]])[1];
+  const addresses = addressesOf(s.kind as string);
   if (addresses.indexOf(s.address as number) < 0) {
     err(key + '.address: a ' + String(s.kind) + ' answers at ' + addresses.map(hex).join(' or ') + ' (got ' + hex(s.address as number) + ')');
   }

@@ -7,7 +7,7 @@ import { formatValue } from '../config/format';
 import { keyList, missingKeys } from '../config/required';
 import type { Field } from '../config/schema';
 import { SCALAR_FIELDS, findField } from '../config/schema';
-import { I2C_KINDS, UNITS } from '../sensors/i2c/kinds';
+import { UNITS, quantitiesOf } from '../sensors/i2c/kinds';
 import type { Runtime } from '../runtime';
 import type { Commands, ConsoleRt, Ctx, Editing } from './shared';
 import { statusLines } from './status';
@@ -55,7 +55,7 @@ export function stateCommands(c: Ctx<StateRt>): Commands {
       if (!got.length && !a.i2c) out('no sensor gave a reading');
       for (const s of got) out(s.sensor + ' = ' + Math.round(s.value * 1000) / 1000 + (s.unit ? ' ' + s.unit : ''));
       for (const s of a.i2c || []) {
-        const qs = (I2C_KINDS[s.cfg_.kind] as [string[], number[]])[0];
+        const qs = quantitiesOf(s.cfg_.kind) as string[];
         for (let i = 0; i < s.last_.length; i++) {
           const v = s.last_[i] as number;
           const q = qs[i] as string;

@@ -3,7 +3,7 @@
 import { getBoard } from '../board';
 import type { I2cBus } from '../ports/ports';
 import type { Runtime } from '../runtime';
-import { hex, I2C_KINDS } from '../sensors/i2c/kinds';
+import { addressesOf, hex, I2C_KINDS } from '../sensors/i2c/kinds';
 import { portsOf, scanBus } from '../sensors/i2c/sensors';
 import type { Commands, Ctx } from './shared';
 
@@ -61,7 +61,7 @@ function i2cScan(rt: ScanRt, bus: unknown, out: (l: string) => void, fail: (l: s
   const names: string[] = [];
   for (const at of found) {
     const kinds: string[] = [];
-    for (const k in I2C_KINDS) if ((I2C_KINDS[k] as [string[], number[]])[1].indexOf(at) >= 0) kinds.push(k);
+    for (const k in I2C_KINDS) if (addressesOf(k).indexOf(at) >= 0) kinds.push(k);
     names.push(hex(at) + (kinds.length ? ' (' + kinds.join(' or ') + ')' : ''));
   }
   out('bus ' + bus + ' (SDA GP' + sda + ', SCL GP' + scl + '): ' + (names.length ? names.join(', ') : 'no device answers; check 3V3, GND, SDA, SCL and the pull-ups'));

@@ -15,5 +15,11 @@ export const I2C_KINDS: Record<string, [string[], number[]]> = {
   bh1750: [['illuminance'], [0x23, 0x5c]],
 };
 
+const isKind = (kind: string): boolean => Object.prototype.hasOwnProperty.call(I2C_KINDS, kind);
+/** An I2C kind's quantities in order, or undefined for a kind read from a pin. */
+export const quantitiesOf = (kind: string): string[] | undefined => (isKind(kind) ? (I2C_KINDS[kind] as [string[], number[]])[0] : undefined);
+/** The addresses an I2C kind's part can have (the first is the default); none for a pin kind. */
+export const addressesOf = (kind: string): number[] => (isKind(kind) ? (I2C_KINDS[kind] as [string[], number[]])[1] : []);
+
 /** An I2C address as a datasheet writes it: 0x76. */
 export const hex = (n: number): string => '0x' + (n < 16 ? '0' : '') + n.toString(16);

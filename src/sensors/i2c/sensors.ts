@@ -14,7 +14,7 @@ import { kalumaI2c } from '../../ports/kaluma/i2c';
 import type { I2cBus, I2cPorts, Platform } from '../../ports/ports';
 import type { Filter } from '../../filters/filter';
 import type { Driver } from './driver';
-import { I2C_KINDS, UNITS } from './kinds';
+import { UNITS, quantitiesOf } from './kinds';
 import type { I2cBusState, I2cEnv, I2cSensor } from './state';
 
 /** The board's I2C, or the platform's own (a PC's simulated buses). */
@@ -67,7 +67,7 @@ export function readI2c(s: I2cSensor): void {
   if (!r) return;
   const [e, b, port, d] = r;
   const cfg = s.cfg_;
-  const qs = (I2C_KINDS[cfg.kind] as [string[], number[]])[0];
+  const qs = quantitiesOf(cfg.kind) as string[];
   const filters = s.filters_ || quantities(s, e, qs);
   const v = s.chip_ ? d.read_(port, cfg.address as number, s.chip_) : 'not readied';
   if (typeof v === 'string') return fail(s, e, b, v, port);
@@ -115,7 +115,7 @@ function fail(s: I2cSensor, e: I2cEnv, b: I2cBusState | undefined, why: string, 
   s.phase_ = 0;
   const log = e.p.log;
   if (s.error_ === undefined) {
-    const qs = (I2C_KINDS[s.cfg_.kind] as [string[], number[]])[0];
+    const qs = quantitiesOf(s.cfg_.kind) as string[];
     const at = e.p.clock.uptimeMs();
     for (let i = 0; i < s.last_.length; i++) {
       if (s.last_[i] !== s.last_[i]) continue;
