@@ -117,11 +117,9 @@ export function createColdLoader(o: {
     let c = 0;
     // Bytes [start, end) of the module as text; undefined when unreadable or not UTF-8.
     // Grown by += up to K.Piece characters, then kept as a piece and joined
-    // once at the end: grown whole, a module of 20 KB needed room for a
-    // second string of its size at each window, which a heap fragmented by a
-    // console session did not have (the engine died in the third set() of a
-    // session without the agent); joined whole, every module's load would
-    // hold its text twice (the reference run's peak rose 3.6 KB).
+    // once at the end: a big module grown whole needs room for a second copy
+    // of itself at each window, which a fragmented heap may not have; joined
+    // whole, every module would hold its text twice (docs/heap-history.md).
     const piece = (start: number, end: number): string | undefined => {
       const parts: string[] = [];
       let s = '';

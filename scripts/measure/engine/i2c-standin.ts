@@ -8,11 +8,8 @@
 // I2C on an open bus throws, close() reads only this.bus and throws on a
 // closed bus, a NACK throws, write() returns the bytes taken.
 //
-// Its own heap on the engine (kaluma-heap180, the live set right after a
-// collection, against the same program without it): 2,080 B before anything
-// requires 'i2c'; with bus 0 open and both chips read, 1,816 B more than the
-// same program on Kaluma's own module (which costs 520 B once required). So
-// every heap figure of a run with it is about 1.8 KB above a board's.
+// Its own heap on the engine, which every figure of a run with it carries:
+// docs/measurements/2026-11-29-i2c.md.
 (function () {
   const global = globalThis as unknown as Record<string, unknown>;
   // The BME280's registers from 0x88 to 0xFF (chip id, trimming: the BMP280
