@@ -45,6 +45,7 @@ import type { RunningService } from './service/server';
 import type { BoardPanel } from './service/dashboard';
 import { boardPanel, outputLine } from './sim-board';
 import { simFault } from './sim-faults';
+import { documentOf } from '../src/console/cmd-service';
 import { PASSWORD_OPTION_REFUSED, simAccount, urlPassword } from './account';
 
 const USAGE = `usage: npm start [-- options]
@@ -91,9 +92,14 @@ async function startLocal(port: number, dataDir: string, board: () => BoardPanel
   }
 }
 
-async function provisionAll(url: string, email: string, password: string): Promise<Record<string, unknown>[] | string> {
+/** The service's operations at `url`, through the agent's own HTTP client on Node's sockets. */
+async function hostOps(url: string): Promise<ReturnType<typeof createServiceOps>> {
   const http = createHttpClient({ sockets: (await import('./ports/sockets')).createNodeSockets(), timers: { setTimeout, clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout) } });
-  const made = createServiceOps({ http, baseUrl: url });
+  return createServiceOps({ http, baseUrl: url });
+}
+
+async function provisionAll(url: string, email: string, password: string): Promise<Record<string, unknown>[] | string> {
+  const made = await hostOps(url);
   if (!made.ok) return made.error;
   const out: Record<string, unknown>[] = [];
   let apiKey: string | undefined;
@@ -134,14 +140,9 @@ async function firstDocument(url: string, cfg: AgentConfig, files: { read(path: 
   const remote = cfg.remote;
   const bytes = files.read('config.json');
   if (!remote || !remote.id || !bytes) return 'no configuration device or no config.json';
-  const doc = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
-  delete doc.wifi;
-  delete doc.service;
-  delete doc.remote;
-  const http = createHttpClient({ sockets: (await import('./ports/sockets')).createNodeSockets(), timers: { setTimeout, clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout) } });
-  const made = createServiceOps({ http, baseUrl: url });
+  const made = await hostOps(url);
   if (!made.ok) return made.error;
-  const w = await made.client.writeJson({ apiKey: cfg.service.apiKey, deviceId: remote.id, devicePin: remote.pin }, JSON.stringify(doc));
+  const w = await made.client.writeJson({ apiKey: cfg.service.apiKey, deviceId: remote.id, devicePin: remote.pin }, documentOf(new TextDecoder().decode(bytes)));
   return w.kind === 'ok' ? '' : w.reason;
 }
 

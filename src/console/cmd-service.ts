@@ -79,18 +79,28 @@ export function testCommands(c: Ctx<ConsoleRt & Pick<Runtime, 'agent' | 'why' | 
  * the truth, not a blank. '' once written, else why not.
  */
 function firstDocument(cl: ServiceOps, files: FileStore, dev: { apiKey: string; deviceId: number; devicePin: number }): Promise<string> {
-  let doc: Record<string, unknown> = {};
+  let saved: string | undefined;
   try {
     const b = files.read('config.json');
-    const t = b && decodeUtf8(b);
-    if (t) doc = JSON.parse(t) as Record<string, unknown>;
+    saved = b && decodeUtf8(b);
+  } catch {
+    saved = undefined;
+  }
+  return cl.writeJson({ apiKey: dev.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin }, documentOf(saved)).then((w) => (w.kind === 'ok' ? '' : w.reason));
+}
+
+/** A saved configuration's text as a configuration device's document: without wifi.*, service.*, remote.* ('{}' for none or an unreadable one). */
+export function documentOf(saved: string | undefined): string {
+  let doc: Record<string, unknown> = {};
+  try {
+    if (saved) doc = JSON.parse(saved) as Record<string, unknown>;
   } catch {
     doc = {};
   }
   delete doc.wifi;
   delete doc.service;
   delete doc.remote;
-  return cl.writeJson({ apiKey: dev.apiKey, deviceId: dev.deviceId, devicePin: dev.devicePin }, JSON.stringify(doc)).then((w) => (w.kind === 'ok' ? '' : w.reason));
+  return JSON.stringify(doc);
 }
 
 export function provisionCommands(c: Ctx<ProvisionRt>): Commands {
