@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Chip } from './fake-bus';
 import { driver } from '../../../src/sensors/i2c/drivers/bh1750';
-import { fakeBh1750, type FakeBh1750, fakeBus, chipOf } from './fake-bus';
+import { fakeBh1750, type FakeBh1750, fakeBus, chipOf, readyOn, sampleOf } from './fake-bus';
 
-function ready(dev: FakeBh1750, addr = 0x23): { chip: Chip; bus: ReturnType<typeof fakeBus> } {
-  const bus = fakeBus({ [addr]: dev });
-  const chip = chipOf(driver, bus, addr);
-  if (typeof chip === 'string') throw new Error(chip);
-  return { chip, bus };
-}
+const ready = (dev: FakeBh1750, addr = 0x23): ReturnType<typeof readyOn> => readyOn(driver, dev, addr);
 
-const sample = (chip: Chip): number[] | string => {
-  const s = chip.start_();
-  return typeof s === 'string' ? s : chip.read_();
-};
+const sample = sampleOf;
 
 describe('bh1750 driver', () => {
   it('powers on (0x01), measures once in high resolution (0x20), waits 180 ms, reads 2 bytes', () => {

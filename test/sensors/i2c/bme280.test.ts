@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Chip } from './fake-bus';
 import { I2C_KINDS } from '../../../src/sensors/i2c/kinds';
 import { driver } from '../../../src/sensors/i2c/drivers/bme280';
-import { type Bme280Trim, fakeBme280, fakeBus, type FakeBme280, chipOf } from './fake-bus';
+import { type Bme280Trim, fakeBme280, fakeBus, type FakeBme280, chipOf, readyOn, sampleOf } from './fake-bus';
 
 // The BMP280 datasheet's worked example (table "Compensation formula in 32 and
 // 64 bit fixed point"/floating point): 25.08 C and 100653.27 Pa.
@@ -11,18 +10,9 @@ const EXAMPLE = { t1: 27504, t2: 26435, t3: -1000, p1: 36477, p2: -10685, p3: 30
 const H = { h1: 75, h2: 362, h3: 0, h4: 316, h5: 50, h6: 30 };
 const TRIM: Bme280Trim = { ...EXAMPLE, ...H };
 
-function ready(dev: FakeBme280, addr = 0x76): { chip: Chip; bus: ReturnType<typeof fakeBus> } {
-  const bus = fakeBus({ [addr]: dev });
-  const chip = chipOf(driver, bus, addr);
-  if (typeof chip === 'string') throw new Error(chip);
-  return { chip, bus };
-}
+const ready = (dev: FakeBme280, addr = 0x76): ReturnType<typeof readyOn> => readyOn(driver, dev, addr);
 
-function sample(chip: Chip): number[] | string {
-  const s = chip.start_();
-  if (typeof s === 'string') return s;
-  return chip.read_();
-}
+const sample = sampleOf;
 
 /** The datasheet's 32-bit integer t_fine and humidity (%RH as Q22.10 / 1024), with C's int32 arithmetic. */
 function integerTFine(adcT: number, k: Bme280Trim): number {

@@ -244,3 +244,17 @@ export function chipOf(d: Driver, bus: I2cBus, addr: number): Chip | string {
   if (typeof st === 'string') return st;
   return { note_: note, state_: st, start_: () => d.start_(bus, addr, st), read_: () => d.read_(bus, addr, st) };
 }
+
+/** The driver readied on `dev` alone on a fake bus at `addr` (throws when it cannot be), and that bus. */
+export function readyOn(d: Driver, dev: FakeChip & { faults: Faults }, addr: number): { chip: Chip; bus: FakeBus } {
+  const bus = fakeBus({ [addr]: dev });
+  const chip = chipOf(d, bus, addr);
+  if (typeof chip === 'string') throw new Error(chip);
+  return { chip, bus };
+}
+
+/** One sample as the glue takes it: started, then read (the wait is the test's). */
+export function sampleOf(chip: Chip): number[] | string {
+  const s = chip.start_();
+  return typeof s === 'string' ? s : chip.read_();
+}

@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Chip } from './fake-bus';
 import { driver } from '../../../src/sensors/i2c/drivers/sht4x';
 import { crc8 } from '../../../src/sensors/i2c/sht';
-import { fakeBus, fakeSht, type FakeSht, chipOf } from './fake-bus';
+import { fakeSht, type FakeSht, readyOn, sampleOf } from './fake-bus';
 
-function ready(dev: FakeSht, addr = 0x44): { chip: Chip; bus: ReturnType<typeof fakeBus> } {
-  const bus = fakeBus({ [addr]: dev });
-  const chip = chipOf(driver, bus, addr);
-  if (typeof chip === 'string') throw new Error(chip);
-  return { chip, bus };
-}
+const ready = (dev: FakeSht, addr = 0x44): ReturnType<typeof readyOn> => readyOn(driver, dev, addr);
 
-const sample = (chip: Chip): number[] | string => {
-  const s = chip.start_();
-  return typeof s === 'string' ? s : chip.read_();
-};
+const sample = sampleOf;
 
 describe('sht4x driver', () => {
   it("checks CRC-8 by the datasheet's example: 0xBEEF -> 0x92", () => {
