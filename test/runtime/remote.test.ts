@@ -292,6 +292,9 @@ describe('faults', () => {
       const board = new Board();
       const cfg = await provisioned(svc.url, testConfig());
       cfg.agent.lkgRevertMs = 1800000;
+      // Two minutes of failures put the next retry up to 128 s away, by the jitter's draw; a cap of 30 s keeps
+      // one retry inside the window after the service is back, whatever the draw.
+      cfg.agent.backoffCapMs = 30000;
       const dev = await provisionControl(svc.url, cfg, 'remote', 'JSON', docOf(cfg));
       cfg.remote = { id: dev.id, pin: dev.pin, pollMs: 60000 };
       board.save(cfg);
