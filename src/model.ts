@@ -7,8 +7,6 @@ export const DATA_FORMATS: readonly DataFormat[] = ['Value', 'JSON', 'XML'];
 export interface Reading {
   /** Configured sensor name, e.g. 'temp', or sensor.quantity for a part that measures several ('air.humidity'). */
   sensorId: string;
-  /** The sensor's name when sensorId names one of its quantities. */
-  base?: string;
   value: number;
   /** Unit label, e.g. 'C', 'V', '' for none. */
   unit: string;
@@ -16,8 +14,6 @@ export interface Reading {
   seq: number;
   /** millis() when sampled. */
   uptimeMs: number;
-  /** Boot counter at sampling time: with uptimeMs it dates a reading once the clock is known. */
-  bootId: number;
   /** Wall-clock ms since the epoch, when known at sampling time. */
   wallMs?: number;
   /** Overrides the device's decimals: 0 for levels and counts, which are whole numbers. */

@@ -22,6 +22,9 @@ export interface Assembler {
   failed(): number;
 }
 
+/** Whether a device's sensor name `name` carries the reading `id`: its own, or one of its quantities ('air' carries 'air.humidity'). */
+const carries = (name: string, id: string): boolean => id === name || (id.charCodeAt(name.length) === 46 && id.startsWith(name));
+
 export function createAssembler(o: {
   devices: DeviceConfig[];
   queue: Queue;
@@ -61,7 +64,7 @@ export function createAssembler(o: {
       const dev = o.devices[di] as DeviceConfig;
       const group: Reading[] = [];
       // 'air' carries each of its quantities' readings, 'air.humidity' one.
-      for (const name of dev.sensors) for (const r of latest) if ((r.sensorId === name || r.base === name) && r.value === r.value) group.push(r);
+      for (const name of dev.sensors) for (const r of latest) if (r.value === r.value && carries(name, r.sensorId)) group.push(r);
       if (!group.length) continue;
       const seq = o.queue.nextSeq();
       let upMs = 0;
@@ -107,7 +110,7 @@ export function createAssembler(o: {
         if (!r) {
           for (const x of latest) if (x.sensorId === e.sensor) r = x;
           // No wallMs: the stamp is added at send time.
-          if (!r) latest.push((r = { sensorId: e.sensor, base: e.base, value: 0, unit: '', seq: 0, uptimeMs: 0, bootId: o.bootId }));
+          if (!r) latest.push((r = { sensorId: e.sensor, value: 0, unit: '', seq: 0, uptimeMs: 0 }));
           r.value = e.value;
           r.unit = e.unit;
           r.uptimeMs = e.atMs;

@@ -3,7 +3,7 @@ import type { DeviceConfig, Reading } from '../../src/model';
 import { encodeJson, encodeValue, encodeXml, escapeXml, formatNumber, isXmlName, jsonString } from '../../src/service/encode';
 
 function reading(sensorId: string, value: number, seq: number, extra: Partial<Reading> = {}): Reading {
-  return { sensorId, value, unit: 'C', seq, uptimeMs: seq * 1000, bootId: 1, ...extra };
+  return { sensorId, value, unit: 'C', seq, uptimeMs: seq * 1000, ...extra };
 }
 
 const jsonDev: DeviceConfig = { name: 'd', deviceId: 5, devicePin: 77, format: 'JSON', sensors: ['temp', 'hum'] };

@@ -130,9 +130,9 @@ function device(format: DataFormat): DeviceConfig {
  * and door values are ours; only 21.50 is given.
  */
 export const READING: readonly Reading[] = [
-  { sensorId: 'temp', value: 21.5, unit: 'C', seq: 812, uptimeMs: 3600000, bootId: 3 },
-  { sensorId: 'light', value: 1.65, unit: 'V', seq: 812, uptimeMs: 3600000, bootId: 3 },
-  { sensorId: 'door', value: 1, unit: '', seq: 812, uptimeMs: 3600000, bootId: 3, decimals: 0 },
+  { sensorId: 'temp', value: 21.5, unit: 'C', seq: 812, uptimeMs: 3600000 },
+  { sensorId: 'light', value: 1.65, unit: 'V', seq: 812, uptimeMs: 3600000 },
+  { sensorId: 'door', value: 1, unit: '', seq: 812, uptimeMs: 3600000, decimals: 0 },
 ];
 export const READING_TEXT = 'temp 21.50 C, light 1.65 V, door 1';
 
