@@ -5,6 +5,7 @@ import { configOrigin, remoteShown } from './remote-state';
 import type { Runtime } from '../runtime';
 import { maskSecret } from '../service/client';
 import { VERSION } from '../version';
+import { S } from '../sensors/i2c/state';
 
 const sec = (ms: number): number => Math.round(ms / 1000);
 
@@ -67,8 +68,9 @@ export function healthReport(rt: HealthRt): string {
     if (a.i2c) {
       const i2c: Record<string, unknown> = {};
       for (let i = 0; i < a.i2c.length; i++) {
-        const s = a.i2c[i] as (typeof a.i2c)[0];
-        i2c[s.name] = { reads: s.reads_, failed: s.failures_, error: s.error_ === undefined ? null : s.error_ };
+        const st = (a.i2c[i] as (typeof a.i2c)[0]).st_;
+        const error = st[S.Error];
+        i2c[st[S.Cfg].name] = { reads: st[S.Reads], failed: st[S.Failures], error: error === undefined ? null : error };
       }
       r.i2c = i2c;
     }

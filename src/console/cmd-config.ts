@@ -8,6 +8,7 @@ import { keyList, missingKeys } from '../config/required';
 import type { Field } from '../config/schema';
 import { SCALAR_FIELDS, findField } from '../config/schema';
 import { UNITS, quantitiesOf } from '../sensors/i2c/kinds';
+import { Q, S } from '../sensors/i2c/state';
 import type { Runtime } from '../runtime';
 import type { Commands, ConsoleRt, Ctx, Editing } from './shared';
 import { statusLines } from './status';
@@ -55,14 +56,16 @@ export function stateCommands(c: Ctx<StateRt>): Commands {
       if (!got.length && !a.i2c) out('no sensor gave a reading');
       for (const s of got) out(s.sensor + ' = ' + Math.round(s.value * 1000) / 1000 + (s.unit ? ' ' + s.unit : ''));
       for (const s of a.i2c || []) {
-        const qs = quantitiesOf(s.cfg_.kind) as string[];
-        for (let i = 0; i < s.last_.length; i++) {
-          const v = s.last_[i] as number;
+        const st = s.st_;
+        const qs = quantitiesOf(st[S.Cfg].kind) as string[];
+        for (let i = 0; i < qs.length; i++) {
+          const v = st[S.Quantities + Q.Size * i + Q.Last];
           const q = qs[i] as string;
-          if (v === v) out(s.name + '.' + q + ' = ' + Math.round(v * 1000) / 1000 + ' ' + String(UNITS[q]) + ' (read ' + Math.round((now - s.at_) / 1000) + ' s ago)');
+          if (typeof v === 'number' && v === v) out(s.name + '.' + q + ' = ' + Math.round(v * 1000) / 1000 + ' ' + String(UNITS[q]) + ' (read ' + Math.round((now - st[S.At]) / 1000) + ' s ago)');
         }
-        if (s.error_ !== undefined) out(s.name + ': no reading now: ' + s.error_);
-        else if (!s.reads_) out(s.name + ': no reading yet');
+        const error = st[S.Error];
+        if (error !== undefined) out(s.name + ': no reading now: ' + error);
+        else if (!st[S.Reads]) out(s.name + ': no reading yet');
       }
     },
 

@@ -4,7 +4,9 @@ import { getBoard } from '../board';
 import type { I2cBus } from '../ports/ports';
 import type { Runtime } from '../runtime';
 import { addressesOf, hex, I2C_KINDS } from '../sensors/i2c/kinds';
-import { portsOf, scanBus } from '../sensors/i2c/sensors';
+import { fullPortsOf } from '../sensors/i2c/fail';
+import { scanBus } from '../sensors/i2c/sensors';
+import { S } from '../sensors/i2c/state';
 import type { Commands, Ctx } from './shared';
 
 /** What i2cScan() reaches. */
@@ -37,16 +39,16 @@ function i2cScan(rt: ScanRt, bus: unknown, out: (l: string) => void, fail: (l: s
   }
   const scl = sda + 1;
   const a = rt.agent();
-  const env = a && a.i2c && (a.i2c[0] as (typeof a.i2c)[0]).env_;
+  const env = a && a.i2c && (a.i2c[0] as (typeof a.i2c)[0]).st_[S.Env];
   const open = env && env.buses[bus];
   let found: number[];
-  if (env && open) found = scanBus(portsOf(env.p).use(open.h));
+  if (env && open) found = scanBus(fullPortsOf(env.p).use(open.h));
   else {
     // The bus is not open: its pins must not serve anything else.
     for (const o of (cfg.sensors as { name: string; pin?: number }[]).concat(cfg.outputs)) {
       if (o.pin === sda || o.pin === scl) return fail('i2cScan: GP' + o.pin + ' is ' + o.name + "'s pin; bus " + bus + ' would take GP' + sda + ' and GP' + scl);
     }
-    const ports = portsOf(rt.p);
+    const ports = fullPortsOf(rt.p);
     let port: I2cBus;
     try {
       port = ports.use(ports.open(bus, sda, scl, hz));

@@ -9,6 +9,7 @@ import type { FileStore } from '../ports/ports';
 import { OUTBOX_DIR, SEGMENT } from '../queue/dir';
 import type { Runtime } from '../runtime';
 import { VERSION } from '../version';
+import { S } from '../sensors/i2c/state';
 
 type Say = (label: string, text: string) => void;
 
@@ -114,9 +115,10 @@ function heldLines(say: Say, rt: StatusRt, a: Agent, u: UplinkStats, now: number
 function i2cLines(say: Say, a: Agent): void {
   const list = a.i2c || [];
   for (let i = 0; i < list.length; i++) {
-    const s = list[i] as (typeof list)[0];
-    const c = s.cfg_;
-    say('i2c', s.name + ' (' + c.kind + ' at 0x' + (c.address as number).toString(16) + ', bus ' + String(c.bus) + '): ' + count(s.reads_, 'read', 'reads') + ', ' + s.failures_ + ' failed' + (s.error_ === undefined ? '' : '; failing now: ' + s.error_));
+    const st = (list[i] as (typeof list)[0]).st_;
+    const c = st[S.Cfg];
+    const error = st[S.Error];
+    say('i2c', c.name + ' (' + c.kind + ' at 0x' + (c.address as number).toString(16) + ', bus ' + String(c.bus) + '): ' + count(st[S.Reads], 'read', 'reads') + ', ' + st[S.Failures] + ' failed' + (error === undefined ? '' : '; failing now: ' + error));
   }
 }
 

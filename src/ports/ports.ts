@@ -93,6 +93,12 @@ export interface I2cPorts {
   use(handle: object): I2cBus;
 }
 
+/**
+ * What a sample's steps use of a bus: its transfers (the board's code for
+ * them is loaded with each step, the rest of I2cBus only on a failure).
+ */
+export type I2cTransfers = Pick<I2cBus, 'write' | 'read'>;
+
 export interface WifiCredentials {
   ssid: string;
   password: string;

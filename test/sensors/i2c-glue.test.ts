@@ -10,7 +10,9 @@ import { createChain } from '../../src/filters/index';
 import type { I2cBus, I2cPorts } from '../../src/ports/ports';
 import { startI2c } from '../../src/sensors/i2c/start';
 import type { Driver } from '../../src/sensors/i2c/driver';
+import { failI2c } from '../../src/sensors/i2c/fail';
 import { goI2c, readI2c, scanBus } from '../../src/sensors/i2c/sensors';
+import { S } from '../../src/sensors/i2c/state';
 import type { I2cEnv, I2cSensor } from '../../src/sensors/i2c/state';
 import type { Sensor } from '../../src/sensors/sensor';
 import { createFakeTime } from '../fakes/time';
@@ -67,6 +69,7 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
       if (script.noCode) return { ok: false as const, error: script.noCode };
       if (name === 'i2c-go') return { ok: true as const, value: goI2c as T };
       if (name === 'i2c-read') return { ok: true as const, value: readI2c as T };
+      if (name === 'i2c-fail') return { ok: true as const, value: failI2c as T };
       return name === 'bme280' || name === 'sht4x' ? { ok: true as const, value: driver as T } : { ok: false as const, error: 'cold code ' + name + ': not here' };
     },
     emit: (e) => events.push(e),
@@ -77,13 +80,18 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
   const sampled: { sensor: Sensor; intervalMs: number }[] = [];
   const list: Sensor[] = startI2c(cfg.sensors, env, sampled as never);
   expect(sampled.map((x) => [x.sensor, x.intervalMs])).toEqual(list.map((x, i) => [x, cfg.sensors[i]!.intervalMs]));
-  const state = list as unknown as I2cSensor[];
+  const state = (list as I2cSensor[]).map((s) => s.st_);
+  /** A sensor's counts as status() shows them. */
+  const counts = (i: number) => {
+    const st = state[i]!;
+    return { reads: st[S.Reads], failures: st[S.Failures], error: st[S.Error] };
+  };
   /** One period: every sensor sampled, then the conversion time passed. */
   const period = (): void => {
     for (const s of list) expect(s.sample()).toBeNull();
     time.advanceSync(20);
   };
-  return { time, lines, opened, events, list, state, period, starts, loads, env, recovered: () => recovered, setBusy: (b: boolean) => void (busy = b) };
+  return { time, lines, opened, events, list, state, counts, period, starts, loads, env, recovered: () => recovered, setBusy: (b: boolean) => void (busy = b) };
 }
 
 const air = { name: 'air', kind: 'bme280' };
@@ -105,10 +113,11 @@ describe('I2C sensors', () => {
     ]);
     expect(r.loads).toEqual({ 'i2c-go': 1, 'i2c-read': 1, bme280: 2 });
     expect(r.opened).toEqual([[0, 4, 5, 100000]]);
-    expect(r.state[0]).toMatchObject({ reads_: 1, failures_: 0, error_: undefined });
-    // Between samples the sensor holds data, and the timer's callback it made once: no step code.
-    const fns = Object.entries(r.state[0] as object).filter(([, v]) => typeof v === 'function').map(([k]) => k);
-    expect(fns.sort()).toEqual(['close', 'next_', 'sample']);
+    expect(r.counts(0)).toEqual({ reads: 1, failures: 0, error: undefined });
+    // Between samples the sensor holds data, its two methods, and the timer's callback it made once: no step code.
+    const fns = Object.entries(r.list[0] as object).filter(([, v]) => typeof v === 'function').map(([k]) => k);
+    expect(fns.sort()).toEqual(['close', 'sample']);
+    expect(r.state[0]!.filter((v) => typeof v === 'function')).toEqual([r.state[0]![S.Next]]);
   });
 
   it('calibrate and filter each quantity on its own', () => {
@@ -140,13 +149,13 @@ describe('I2C sensors', () => {
     const r = rig([air], script);
     for (let i = 0; i < 5; i++) r.period();
     expect(r.events).toEqual([]);
-    expect(r.state[0]).toMatchObject({ reads_: 0, failures_: 5, error_: 'reading chip id: no answer' });
+    expect(r.counts(0)).toEqual({ reads: 0, failures: 5, error: 'reading chip id: no answer' });
     expect(r.lines).toEqual(['E sensor air (bme280 at 0x76, bus 0): reading chip id: no answer; tried again every period']);
     script.init = undefined;
     r.period();
     expect(r.events).toHaveLength(3);
     expect(r.lines[1]).toBe('I sensor air: reading again (5 failures so far)');
-    expect(r.state[0]).toMatchObject({ reads_: 1, failures_: 5, error_: undefined });
+    expect(r.counts(0)).toEqual({ reads: 1, failures: 5, error: undefined });
   });
 
   it('drop its last readings when it fails (NaN once), so they are not sent again as new', () => {
@@ -171,7 +180,7 @@ describe('I2C sensors', () => {
       'E sensor air (bme280 at 0x76, bus 0): CRC mismatch; tried again every period',
       'E sensor air (bme280 at 0x76, bus 0): measurement skipped (raw 0x80000); tried again every period',
     ]);
-    expect(r.state[0]?.failures_).toBe(4);
+    expect(r.counts(0).failures).toBe(4);
   });
 
   it('free a bus held low and say so once', () => {
@@ -209,7 +218,7 @@ describe('I2C sensors', () => {
     const r = rig([air], { values: [1, 2, 3], noCode: 'cold code i2c: 9000 B of heap needed, 4000 B free' });
     r.period();
     r.period();
-    expect(r.state[0]).toMatchObject({ failures_: 2, error_: 'cold code i2c: 9000 B of heap needed, 4000 B free' });
+    expect(r.counts(0)).toMatchObject({ failures: 2, error: 'cold code i2c: 9000 B of heap needed, 4000 B free' });
     expect(r.lines).toEqual(['E sensor air: cold code i2c: 9000 B of heap needed, 4000 B free']);
   });
 
@@ -237,7 +246,7 @@ describe('I2C sensors', () => {
 describe('scanBus', () => {
   it('tries 0x08 to 0x77 only', () => {
     const asked: number[] = [];
-    scanBus({ write: () => 'no answer', read: (a) => (asked.push(a), 'no answer'), stuck: () => undefined, recover: () => '', close: () => undefined });
+    scanBus({ write: () => 'no answer', read: (a) => (asked.push(a), 'no answer') });
     expect(asked[0]).toBe(0x08);
     expect(asked[asked.length - 1]).toBe(0x77);
     expect(asked).toHaveLength(0x70);
@@ -245,7 +254,7 @@ describe('scanBus', () => {
 
   it('asks an SHT address that refuses a read with a one-byte write of 0x89, and no other address', () => {
     const wrote: [number, number[]][] = [];
-    const found = scanBus({ write: (a, b) => (wrote.push([a, b]), a === 0x45 ? 'took 0 of 1 bytes' : 'no answer'), read: () => 'no answer', stuck: () => undefined, recover: () => '', close: () => undefined });
+    const found = scanBus({ write: (a, b) => (wrote.push([a, b]), a === 0x45 ? 'took 0 of 1 bytes' : 'no answer'), read: () => 'no answer' });
     expect(wrote).toEqual([[0x44, [0x89]], [0x45, [0x89]], [0x46, [0x89]]]);
     expect(found).toEqual([0x45]);
   });

@@ -27,10 +27,15 @@
     (e as unknown as { errno: number }).errno = errno;
     return e;
   };
-  function I2C(this: { bus?: number }, bus: number, o: { sda: number; scl: number }): void {
+  // The properties Kaluma's constructor sets, all the state an I2C object has.
+  function I2C(this: { bus?: number; mode?: number; baudrate?: number; sda?: number; scl?: number }, bus: number, o: { sda: number; scl: number; baudrate: number }): void {
     if (open[bus]) throw fail(-145);
     open[bus] = o;
+    this.mode = 0;
     this.bus = bus;
+    this.baudrate = o.baudrate;
+    this.sda = o.sda;
+    this.scl = o.scl;
   }
   I2C.prototype.write = function (this: { bus?: number }, data: Uint8Array, addr: number): number {
     if (this.bus === undefined || !open[this.bus] || (addr !== 0x76 && addr !== 0x44)) throw fail(-147);

@@ -4,7 +4,7 @@
 // between steps is plain numbers the glue holds: its state. The glue owns
 // timers, retries, counting and logging; a driver only talks to the chip and
 // does its datasheet's arithmetic.
-import type { I2cBus } from '../../ports/ports';
+import type { I2cTransfers } from '../../ports/ports';
 
 export interface Driver {
   /**
@@ -12,12 +12,12 @@ export interface Driver {
    * settings written): its state, or why not. `note` is told, once, what the
    * chip is when it measures less than its kind (a BMP280 on a bme280 sensor).
    */
-  init_(bus: I2cBus, addr: number, note: (what: string) => void): number[] | string;
+  init_(bus: I2cTransfers, addr: number, note: (what: string) => void): number[] | string;
   /** Starts one conversion: the milliseconds to wait before read_(), or why it could not. */
-  start_(bus: I2cBus, addr: number, st: number[]): number | string;
+  start_(bus: I2cTransfers, addr: number, st: number[]): number | string;
   /**
    * The conversion's values, one per quantity of the kind, in the kinds
    * table's order (NaN for a quantity this chip has not), or why there are none.
    */
-  read_(bus: I2cBus, addr: number, st: number[]): number[] | string;
+  read_(bus: I2cTransfers, addr: number, st: number[]): number[] | string;
 }

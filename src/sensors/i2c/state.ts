@@ -8,12 +8,13 @@ import type { ColdLoader } from '../../cold';
 import type { FilterSpec, SensorConfig } from '../../config/types';
 import type { Filter } from '../../filters/filter';
 import type { Platform, TimerId } from '../../ports/ports';
+import type { Sensor } from '../sensor';
 
 // I2cEnv's properties do not end in '_' (the device build shortens those): it
 // is made by the resident program and read by cold code, which on the host
 // (npm start) are the TypeScript sources and the device build's cold modules.
 // An I2cSensor is made and read by cold code only (but for name, sample and
-// close, which the sampler calls): its names are shortened.
+// close, which the sampler calls): its names are shortened, its state's are numbers.
 /** What every I2C sensor of a running agent shares. */
 export interface I2cEnv {
   p: Pick<Platform, 'i2c' | 'timers' | 'log' | 'clock'>;
@@ -34,33 +35,64 @@ export interface I2cBusState {
   stuck: string | undefined;
 }
 
-/** One I2C sensor: the agent's Sensor (src/sensors/index.ts) with these fields. */
-export interface I2cSensor {
-  readonly name: string;
-  cfg_: SensorConfig;
-  /** Undefined once closed: no step runs after. */
-  env_: I2cEnv | undefined;
-  /** The next step: 0 starts a conversion, 1 reads it. */
-  phase_: number;
-  /** Runs the next step (made once per sensor: a timer's callback). */
-  next_: () => void;
-  /** The step's timer while one waits. */
-  wait_: TimerId | undefined;
-  /** The chip's state (its driver's init_), undefined until it is readied and after a failure. */
-  chip_: number[] | undefined;
-  /** Conversions read whole, and failed steps, since the agent started. */
-  reads_: number;
-  failures_: number;
-  /** The failure of the last step, undefined when it read. */
-  error_: string | undefined;
-  /**
-   * Per quantity of its kind (in the kinds table's order), once the first
-   * step made them: its filters' state, and its last value (NaN: none now).
-   * Its reading's name ('air.humidity'), unit, scale and offset are made at
-   * each step from the config and the kinds table: fewer objects kept.
-   */
-  filters_: Filter[] | undefined;
-  last_: number[];
-  /** When the last conversion was read (uptime ms). */
-  at_: number;
+/**
+ * One I2C sensor as the sampler holds it (name, sample, close: src/sensors/sensor.ts)
+ * and its state. The state is one array, not an object of fields: a field
+ * of an array costs a sixth of an object's on the device's heap
+ * (docs/measurements/2026-11-29-i2c.md).
+ */
+export interface I2cSensor extends Sensor {
+  st_: I2cState;
 }
+
+/** Where each field of an I2cState is (a const enum: the build writes the numbers in). */
+export const enum S {
+  /** The sensor's config. */
+  Cfg,
+  /** What the agent's I2C sensors share; undefined once closed: no step runs after. */
+  Env,
+  /** The next step: 0 starts a conversion, 1 reads it. */
+  Phase,
+  /** Runs the next step (made once per sensor: a timer's callback). */
+  Next,
+  /** The step's timer while one waits. */
+  Wait,
+  /** The chip's state (its driver's init_), undefined until it is readied and after a failure. */
+  Chip,
+  /** Conversions read whole since the agent started. */
+  Reads,
+  /** Failed steps since the agent started. */
+  Failures,
+  /** The failure of the last step, undefined when it read. */
+  Error,
+  /** When the last conversion was read (uptime ms). */
+  At,
+  /** The first quantity's fields (Q), then the next quantity's, in the kinds table's order. */
+  Quantities,
+}
+
+/**
+ * Each quantity's fields, from S.Quantities + Q.Size * i, made at the first
+ * read: its filters' state and its last value (NaN: none now). Its reading's
+ * name, unit, scale and offset are made at each step from the config and the
+ * kinds table: fewer values kept.
+ */
+export const enum Q {
+  Filter,
+  Last,
+  Size,
+}
+
+export type I2cState = [
+  cfg: SensorConfig,
+  env: I2cEnv | undefined,
+  phase: number,
+  next: () => void,
+  wait: TimerId | undefined,
+  chip: number[] | undefined,
+  reads: number,
+  failures: number,
+  error: string | undefined,
+  at: number,
+  ...quantities: (Filter | number)[],
+];

@@ -3,7 +3,9 @@
 // pico-sdk it links), with the simulated chips (host/ports/i2c-chips.ts) on
 // the wires, for code that runs against Kaluma itself (src/ports/kaluma):
 // - `new I2C(bus, { sda, scl, baudrate })` throws SystemError -145 on a bus
-//   that is open, a bus that is not 0 or 1 and pins the RP2040 target refuses;
+//   that is open, a bus that is not 0 or 1 and pins the RP2040 target refuses,
+//   and sets the object's mode (0), bus, baudrate, sda and scl: all the state
+//   an I2C object has (close() deletes bus);
 // - write(data, addr, timeout) sends the whole ArrayBuffer behind a typed
 //   array (not its view), returns the bytes taken (fewer when a data byte is
 //   refused after the address was taken), throws SystemError -147 on a NACK
@@ -60,7 +62,7 @@ export function createKalumaI2c(o: { clock: Clock }): KalumaI2c {
   let clocks = 0;
   const k: KalumaI2c = { module: { I2C: undefined }, globals: {}, sim, clocksToFree: 3, calls, violations, isOpen: (bus) => open[bus] !== undefined };
 
-  function I2C(this: { bus?: number }, bus: number, opts?: { sda?: number; scl?: number; baudrate?: number }): void {
+  function I2C(this: { bus?: number; mode?: number; baudrate?: number; sda?: number; scl?: number }, bus: number, opts?: { sda?: number; scl?: number; baudrate?: number }): void {
     const sda = opts && opts.sda !== undefined ? opts.sda : bus === 0 ? 4 : 2;
     const scl = opts && opts.scl !== undefined ? opts.scl : bus === 0 ? 5 : 3;
     const hz = Math.min(1000000, opts && opts.baudrate !== undefined ? opts.baudrate : 100000);
@@ -72,7 +74,11 @@ export function createKalumaI2c(o: { clock: Clock }): KalumaI2c {
       i2cPins.add(pin);
       pwm.delete(pin);
     }
+    this.mode = 0;
     this.bus = bus;
+    this.baudrate = opts && opts.baudrate !== undefined ? opts.baudrate : 100000;
+    this.sda = sda;
+    this.scl = scl;
   }
   const busOf = (self: { bus?: unknown }, errno: number): I2cBus => {
     if (typeof self.bus !== 'number') throw new ReferenceError('I2C bus is not initialized.');
