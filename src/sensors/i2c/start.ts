@@ -5,6 +5,7 @@
 // 'i2c-go' and 'i2c-read' (./sensors.ts), each loaded for its step and let
 // go; a failed step loads 'i2c-fail' (./fail.ts) the same way.
 import type { SampledSensor } from '../../agent/sampler';
+import type { ColdResult } from '../../cold';
 import type { SensorConfig } from '../../config/types';
 import type { failI2c as FailI2c } from './fail';
 import type { goI2c as GoI2c } from './sensors';
@@ -22,19 +23,14 @@ export function startI2c(cfgs: SensorConfig[], env: I2cEnv, sampled: SampledSens
     const cfg = cfgs[i] as SensorConfig;
     // S.Next is set on the next line: its callback needs the state it is in.
     const st: I2cState = [cfg, env, 0, undefined as unknown as () => void, undefined, undefined, 0, 0, undefined, 0];
-    st[S.Next] = stepper(st);
+    // Bound, not a closure: a closure made here would keep this loop's scope, and one made elsewhere costs a function more.
+    st[S.Next] = step.bind(undefined, st);
     const s: I2cSensor = { name: cfg.name, sample, close, st_: st };
     out.push(s);
     sampled.push({ sensor: s, filter: undefined, intervalMs: cfg.intervalMs });
   }
   return out;
 }
-
-/** The sensor's timer callback: a function of its own scope, which holds the state alone. */
-const stepper =
-  (st: I2cState): (() => void) =>
-  () =>
-    step(st);
 
 /**
  * A sensor's next step: its cold module ('i2c-go' or 'i2c-read') loaded,
@@ -52,22 +48,18 @@ function step(st: I2cState): void {
     st[S.Wait] = e.p.timers.setTimeout(st[S.Next], 100);
     return;
   }
-  let why = run(st, e, st[S.Phase] ? 'i2c-read' : 'i2c-go');
-  if (why !== undefined) why = run(st, e, 'i2c-fail', why);
+  let m: ColdResult<typeof GoI2c> | ColdResult<typeof FailI2c> | undefined = e.load<typeof GoI2c>(st[S.Phase] ? 'i2c-read' : 'i2c-go');
+  let why = m.ok ? m.value(st) : m.error;
+  // The step's module let go before a failure's is loaded.
+  m = undefined;
+  if (why !== undefined) {
+    m = e.load<typeof FailI2c>('i2c-fail');
+    why = m.ok ? m.value(st, why) : m.error;
+  }
   if (why === undefined) return;
   st[S.Failures]++;
   st[S.Phase] = 0;
   if (st[S.Error] !== why) e.p.log.error('sensor ' + st[S.Cfg].name + ': ' + (st[S.Error] = why));
-}
-
-/**
- * Runs a step's module (`why`: the failure 'i2c-fail' handles): why it
- * failed, or why it could not be loaded; undefined when it ran well. Its
- * own function, so the module is let go before a failure's is loaded.
- */
-function run(st: I2cState, e: I2cEnv, name: string, why?: string): string | undefined {
-  const m = e.load<typeof GoI2c | typeof FailI2c>(name);
-  return m.ok ? m.value(st, why as string) : m.error;
 }
 
 /** A conversion started (none while one is under way): its readings come later, by themselves. */
