@@ -5,10 +5,7 @@
 // 'i2c-go' and 'i2c-read' (./sensors.ts), each loaded for its step and let
 // go; a failed step loads 'i2c-fail' (./fail.ts) the same way.
 import type { SampledSensor } from '../../agent/sampler';
-import type { ColdResult } from '../../cold';
 import type { SensorConfig } from '../../config/types';
-import type { failI2c as FailI2c } from './fail';
-import type { goI2c as GoI2c } from './sensors';
 import { S } from './state';
 import type { I2cEnv, I2cSensor, I2cState } from './state';
 
@@ -25,56 +22,50 @@ export function startI2c(cfgs: SensorConfig[], env: I2cEnv, sampled: SampledSens
     const st: I2cState = [cfg, env, 0, undefined as unknown as () => void, undefined, undefined, 0, 0, undefined, 0];
     // Bound, not a closure: a closure made here would keep this loop's scope, and one made elsewhere costs a function more.
     st[S.Next] = step.bind(undefined, st);
-    const s: I2cSensor = { name: cfg.name, sample, close, st_: st };
+    const s: I2cSensor = { name: cfg.name, sample: step, close, st_: st };
     out.push(s);
     sampled.push({ sensor: s, filter: undefined, intervalMs: cfg.intervalMs });
   }
   return out;
 }
 
+/** A step's module: go and read say why they failed, or undefined; fail takes that reason. */
+type Step = (st: I2cState, why?: string) => string | undefined;
+
 /**
- * A sensor's next step: its cold module ('i2c-go' or 'i2c-read') loaded,
- * run and let go; put off while a request is in flight, so its code's heap
- * does not add to the request's. A failed step then loads 'i2c-fail'; when
- * no module can be loaded, the step is counted as failed and the reason
- * said when it changes.
+ * A sensor's next step, as the sampler's sample() (a conversion started,
+ * none while one is under way: its readings come later, by themselves) and
+ * as its timer's callback, bound to its state: its cold module ('i2c-go' or
+ * 'i2c-read') loaded, run and let go; put off while a request is in flight,
+ * so its code's heap does not add to the request's. A failed step then
+ * loads 'i2c-fail' with the reason, the step's module let go first; a
+ * module that cannot be loaded is a failed step, said when its reason changes.
+ * One function for both callers: each function kept costs heap.
  */
-function step(st: I2cState): void {
+function step(this: I2cSensor | void, timer?: I2cState): null {
+  const st = timer || (this as I2cSensor).st_;
+  if (timer) st[S.Wait] = undefined;
   const e = st[S.Env];
-  st[S.Wait] = undefined;
-  if (!e) return;
+  if (!e || st[S.Wait] !== undefined) return null;
   // The uplink's stats: a request in flight since some time.
   if (e.busy().inFlightSinceMs !== undefined) {
     st[S.Wait] = e.p.timers.setTimeout(st[S.Next], 100);
-    return;
+    return null;
   }
-  let m: ColdResult<typeof GoI2c> | ColdResult<typeof FailI2c> | undefined = e.load<typeof GoI2c>(st[S.Phase] ? 'i2c-read' : 'i2c-go');
-  let why = m.ok ? m.value(st) : m.error;
-  // The step's module let go before a failure's is loaded.
-  m = undefined;
-  if (why !== undefined) {
-    m = e.load<typeof FailI2c>('i2c-fail');
-    why = m.ok ? m.value(st, why) : m.error;
+  let why: string | undefined;
+  for (;;) {
+    const m = e.load<Step>(why !== undefined ? 'i2c-fail' : st[S.Phase] ? 'i2c-read' : 'i2c-go');
+    if (!m.ok) {
+      st[S.Failures]++;
+      st[S.Phase] = 0;
+      if (st[S.Error] !== m.error) e.p.log.error('sensor ' + st[S.Cfg].name + ': ' + (st[S.Error] = m.error));
+      return null;
+    }
+    if ((why = m.value(st, why)) === undefined) return null;
   }
-  if (why === undefined) return;
-  st[S.Failures]++;
-  st[S.Phase] = 0;
-  if (st[S.Error] !== why) e.p.log.error('sensor ' + st[S.Cfg].name + ': ' + (st[S.Error] = why));
 }
 
-/** A conversion started (none while one is under way): its readings come later, by themselves. */
-function sample(this: I2cSensor): null {
-  const st = this.st_;
-  if (st[S.Env] && st[S.Wait] === undefined) step(st);
-  return null;
-}
-
-/** No more steps; the bus is taken again by the next start (I2cPorts.open). */
+/** No more steps (a timer under way finds none to take); the bus is taken again by the next start (I2cPorts.open). */
 function close(this: I2cSensor): void {
-  const st = this.st_;
-  const e = st[S.Env];
-  if (!e) return;
-  if (st[S.Wait] !== undefined) e.p.timers.clearTimeout(st[S.Wait]);
-  st[S.Wait] = undefined;
-  st[S.Env] = undefined;
+  this.st_[S.Env] = undefined;
 }
