@@ -8,8 +8,8 @@ import type { Sensor } from '../sensors/index';
 
 export interface SampledSensor {
   sensor: Sensor;
-  /** None for an I2C part, whose quantities have their own (src/sensors/i2c/sensors.ts). */
-  filter: Filter | undefined;
+  /** None for an I2C part, whose quantities have their own (src/sensors/i2c/sensors.ts): left out, one field less kept. */
+  filter?: Filter;
   intervalMs: number;
   /** Values are whole numbers unless a filter averages them. */
   whole?: boolean;

@@ -80,6 +80,8 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
   const sampled: { sensor: Sensor; intervalMs: number }[] = [];
   const list: Sensor[] = startI2c(cfg.sensors, env, sampled as never);
   expect(sampled.map((x) => [x.sensor, x.intervalMs])).toEqual(list.map((x, i) => [x, cfg.sensors[i]!.intervalMs]));
+  // What the sampler keeps per I2C sensor: its object and period, no filter field (each field is heap for good).
+  expect(sampled.map((x) => Object.keys(x))).toEqual(list.map(() => ['sensor', 'intervalMs']));
   const state = (list as I2cSensor[]).map((s) => s.st_);
   /** A sensor's counts as status() shows them. */
   const counts = (i: number) => {

@@ -24,7 +24,7 @@ export function startI2c(cfgs: SensorConfig[], env: I2cEnv, sampled: SampledSens
     st[S.Next] = step.bind(undefined, st);
     const s: I2cSensor = { name: cfg.name, sample: step, close, st_: st };
     out.push(s);
-    sampled.push({ sensor: s, filter: undefined, intervalMs: cfg.intervalMs });
+    sampled.push({ sensor: s, intervalMs: cfg.intervalMs });
   }
   return out;
 }
