@@ -10,13 +10,14 @@ export interface Reading {
   value: number;
   /** Unit label, e.g. 'C', 'V', '' for none. */
   unit: string;
-  /** Monotonic across the whole agent (and across reboots once persisted). */
-  seq: number;
   /** millis() when sampled. */
   uptimeMs: number;
-  /** Wall-clock ms since the epoch, when known at sampling time. */
-  wallMs?: number;
-  /** Overrides the device's decimals: 0 for levels and counts, which are whole numbers. */
+  /**
+   * Overrides the device's decimals: 0 for levels and counts, which are whole
+   * numbers. Absent otherwise: the assembler keeps one reading per sensor for
+   * as long as it runs, and on the device's engine each pair of properties
+   * costs 24 B (the record's seq and wall time live on the record, not here).
+   */
   decimals?: number;
 }
 

@@ -68,14 +68,11 @@ export function createAssembler(o: {
       if (!group.length) continue;
       const seq = o.queue.nextSeq();
       let upMs = 0;
-      for (const r of group) {
-        r.seq = seq;
-        if (r.uptimeMs > upMs) upMs = r.uptimeMs;
-      }
-      const enc = encodeFor(dev, group);
+      for (const r of group) if (r.uptimeMs > upMs) upMs = r.uptimeMs;
+      const enc = encodeFor(dev, group, seq);
       if (!enc.ok) {
         failed++;
-        o.log.error('device ' + dev.name + ': reading not sent: ' + enc.error);
+        o.log.error('device ' + dev.name + ': reading ' + seq + ' not sent: ' + enc.error);
         continue;
       }
       const wall = o.time.wallAt(upMs);
@@ -109,12 +106,14 @@ export function createAssembler(o: {
         if (dev.sensors.indexOf(e.sensor) < 0 && (e.base === undefined || dev.sensors.indexOf(e.base) < 0)) continue;
         if (!r) {
           for (const x of latest) if (x.sensorId === e.sensor) r = x;
-          // No wallMs: the stamp is added at send time.
-          if (!r) latest.push((r = { sensorId: e.sensor, value: 0, unit: '', seq: 0, uptimeMs: 0 }));
+          // Four properties, five for a whole number: no seq (the record's)
+          // nor wall time (stamped at send time), no decimals left undefined.
+          if (!r) latest.push((r = { sensorId: e.sensor, value: 0, unit: '', uptimeMs: 0 }));
           r.value = e.value;
           r.unit = e.unit;
           r.uptimeMs = e.atMs;
-          r.decimals = e.whole ? 0 : undefined;
+          if (e.whole) r.decimals = 0;
+          else delete r.decimals;
         }
         // NaN: the sensor has no reading now (an I2C part that stopped answering); its last is not sent again.
         if (e.value !== e.value) continue;

@@ -1,9 +1,9 @@
-// Payloads for the three device formats, ASCII only:
+// Payloads of one write for the three device formats, ASCII only:
 //   Value `21.50` (the Data path segment);
-//   JSON  {"temp":21.50,"hum":40.25,"seq":12,"uptime_ms":3400,"ts":"2026-11-22T08:05:00.000Z"};
-//   XML   <reading seq="12" uptime_ms="3400" ts="..."><temp unit="C">21.50</temp></reading>.
-// A JSON batch is an array of such objects, oldest first; ts only when the
-// wall-clock time is known (stamp.ts adds it at send time).
+//   JSON  {"temp":21.50,"hum":40.25,"seq":12,"uptime_ms":3400};
+//   XML   <reading seq="12" uptime_ms="3400"><temp unit="C">21.50</temp></reading>.
+// The wall-clock "ts" is added at send time once known (stamp.ts), and a JSON
+// batch is the uplink joining several records' objects into an array.
 
 import type { DataFormat, DeviceConfig, Reading } from '../model';
 import { codeAt } from './utf8';
@@ -99,84 +99,57 @@ export function isXmlName(s: string): boolean {
   return ok;
 }
 
-interface Group {
-  names: string[];
-  values: string[];
-  units: string[];
-  last: Reading;
-}
-
 /**
- * The payload of one write to `device` in `format` (its own by default).
- * One function for the three formats: every function costs heap.
+ * The payload of one write to `device` in `format` (its own by default): the
+ * value of each sensor (a sensor given twice: its later reading), `seq`, and
+ * the latest uptime of the readings. One function for the three formats:
+ * every function costs heap.
  */
-export function encodeFor(device: DeviceConfig, readings: Reading[], format: DataFormat = device.format): Encoded {
+export function encodeFor(device: DeviceConfig, readings: Reading[], seq: number, format: DataFormat = device.format): Encoded {
   const decimals = device.decimals === undefined ? 2 : device.decimals;
-  const gs: Group[] = [];
-  let g: Group | undefined;
-  for (const r of readings) {
-    const text = formatNumber(r.value, r.decimals === undefined ? decimals : r.decimals);
-    if (text === undefined) {
-      return { ok: false, error: 'reading ' + r.seq + ' (' + r.sensorId + '): value ' + r.value + ' is not a finite number below 1e21' };
-    }
-    if (format === 'Value') return { ok: true, text };
-    if (formatNumber(r.seq, 0) === undefined || formatNumber(r.uptimeMs, 0) === undefined) {
-      return { ok: false, error: 'reading ' + r.seq + ' (' + r.sensorId + '): seq and uptimeMs must be finite' };
-    }
-    if (r.sensorId === 'seq' || r.sensorId === 'uptime_ms' || r.sensorId === 'ts') {
-      return { ok: false, error: 'sensor name ' + escape(r.sensorId, false) + ' clashes with the field ' + r.sensorId };
-    }
-    let at = g ? g.names.indexOf(r.sensorId) : -1;
-    // With batch > 1, a sensor seen a second time starts the next sample group.
-    if (!g || (at >= 0 && format === 'JSON' && (device.batch || 1) > 1)) {
-      g = { names: [], values: [], units: [], last: r };
-      gs.push(g);
-      at = -1;
-    }
-    if (at < 0) {
-      at = g.names.length;
-      g.names.push(r.sensorId);
-    }
-    g.values[at] = text;
-    g.units[at] = r.unit;
-    if (r.seq >= g.last.seq) g.last = r;
-  }
-  if (!g) return { ok: false, error: 'no readings to encode' };
   const xml = format === 'XML';
-  let out = '';
-  for (let k = 0; k < (xml ? 1 : gs.length); k++) {
-    g = gs[k]!;
-    const ms = g.last.wallMs;
-    const ts = ms !== undefined && isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : undefined;
-    const seq = formatNumber(g.last.seq, 0)!;
-    const up = formatNumber(g.last.uptimeMs, 0)!;
-    if (xml) out = '<reading seq="' + seq + '" uptime_ms="' + up + '"' + (ts ? ' ts="' + ts + '"' : '') + '>';
-    else out += (k ? ',{' : '{');
-    for (let i = 0; i < g.names.length; i++) {
-      const name = g.names[i]!;
-      if (!xml) out += escape(name, false) + ':' + g.values[i] + ',';
-      else if (!isXmlName(name)) return { ok: false, error: 'sensor name ' + escape(name, false) + ' is not a valid XML element name' };
-      else {
-        const unit = g.units[i]!;
-        out += '<' + name + (unit ? ' unit="' + escape(unit, true) + '"' : '') + '>' + g.values[i] + '</' + name + '>';
-      }
-    }
-    if (!xml) out += '"seq":' + seq + ',"uptime_ms":' + up + (ts ? ',"ts":"' + ts + '"' : '') + '}';
+  const names: string[] = [];
+  const values: string[] = [];
+  const units: string[] = [];
+  let up = -Infinity;
+  for (const r of readings) {
+    const id = r.sensorId;
+    const text = formatNumber(r.value, r.decimals === undefined ? decimals : r.decimals);
+    if (text === undefined) return { ok: false, error: 'sensor ' + id + ': value ' + r.value + ' is not a finite number below 1e21' };
+    if (format === 'Value') return { ok: true, text };
+    if (formatNumber(r.uptimeMs, 0) === undefined) return { ok: false, error: 'sensor ' + id + ': uptimeMs ' + r.uptimeMs + ' is not a finite number below 1e21' };
+    if (id === 'seq' || id === 'uptime_ms' || id === 'ts') return { ok: false, error: 'sensor name ' + escape(id, false) + ' clashes with the field ' + id };
+    if (xml && !isXmlName(id)) return { ok: false, error: 'sensor name ' + escape(id, false) + ' is not a valid XML element name' };
+    let at = names.indexOf(id);
+    if (at < 0) at = names.push(id) - 1;
+    values[at] = text;
+    units[at] = r.unit;
+    if (r.uptimeMs > up) up = r.uptimeMs;
   }
-  return { ok: true, text: xml ? out + '</reading>' : gs.length > 1 ? '[' + out + ']' : out };
+  if (!names.length) return { ok: false, error: 'no readings to encode' };
+  const s = formatNumber(seq, 0);
+  if (s === undefined) return { ok: false, error: 'seq ' + seq + ' is not a finite number below 1e21' };
+  const ms = formatNumber(up, 0) as string;
+  let out = xml ? '<reading seq="' + s + '" uptime_ms="' + ms + '">' : '{';
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    const unit = units[i];
+    out += xml ? '<' + name + (unit ? ' unit="' + escape(unit, true) + '"' : '') + '>' + values[i] + '</' + name + '>' : escape(name, false) + ':' + values[i] + ',';
+  }
+  return { ok: true, text: xml ? out + '</reading>' : out + '"seq":' + s + ',"uptime_ms":' + ms + '}' };
 }
 
 /** The Data segment of a value write, before percent-encoding. */
 export function encodeValue(reading: Reading, decimals: number): Encoded {
-  return encodeFor({ decimals } as DeviceConfig, [reading], 'Value');
+  return encodeFor({ decimals } as DeviceConfig, [reading], 0, 'Value');
 }
 
 /** The body of a JSON write. */
-export function encodeJson(device: DeviceConfig, readings: Reading[]): Encoded {
-  return encodeFor(device, readings, 'JSON');
+export function encodeJson(device: DeviceConfig, readings: Reading[], seq: number): Encoded {
+  return encodeFor(device, readings, seq, 'JSON');
 }
 
 /** The body of an XML write. */
-export function encodeXml(device: DeviceConfig, readings: Reading[]): Encoded {
-  return encodeFor(device, readings, 'XML');
+export function encodeXml(device: DeviceConfig, readings: Reading[], seq: number): Encoded {
+  return encodeFor(device, readings, seq, 'XML');
 }

@@ -3,16 +3,31 @@
 // system is tried again with a backoff, not on every sample. And, with the
 // sampler in front of it: one record per period per device, whatever the
 // loop's jitter.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createAssembler } from '../../src/agent/assembler';
 import { createSampler } from '../../src/agent/sampler';
 import { createTimeKeeper } from '../../src/agent/time';
 import { createChain } from '../../src/filters/index';
-import type { DeviceConfig } from '../../src/model';
+import type { DeviceConfig, Reading } from '../../src/model';
 import type { Sensor } from '../../src/sensors/index';
 import { createMemoryOutbox } from '../../src/queue/memory';
+import type * as Encode from '../../src/service/encode';
 import type { OutboxRecord } from '../../src/queue/types';
 import { createFakeTime } from '../fakes/time';
+
+// The readings the assembler keeps are only seen by the encoder: this one
+// encodes as the real one does and keeps what it was handed.
+const handed = vi.hoisted(() => [] as Reading[][]);
+vi.mock('../../src/service/encode', async (importOriginal) => {
+  const real = await importOriginal<typeof Encode>();
+  return {
+    ...real,
+    encodeFor: (...a: Parameters<typeof real.encodeFor>) => {
+      handed.push(a[1]);
+      return real.encodeFor(...a);
+    },
+  };
+});
 
 const DEVICE: DeviceConfig = { name: 'tv', deviceId: 1, devicePin: 1111, format: 'Value', sensors: ['temp'], decimals: 2 };
 const PERIOD_MS = 1000;
@@ -149,5 +164,37 @@ describe('records per period with the sampler in front', () => {
     for (const r of recs.filter((x) => x.device === 'tj')) expect(Object.keys(JSON.parse(r.payload) as object).slice(0, 3)).toEqual(['temp', 'soil', 'door']);
     for (const r of recs.filter((x) => x.device === 'tx')) expect(r.payload.match(/<(temp|soil|door)/g)).toEqual(['<temp', '<soil', '<door']);
     expect(sampler.stats().runs).toBe(3 * periods);
+  });
+});
+
+describe('the readings kept', () => {
+  it('a kept reading holds sensorId, value, unit and uptimeMs, and decimals only while whole', () => {
+    const time = createFakeTime();
+    const queue = createMemoryOutbox({ maxRecords: 100 });
+    const errors: string[] = [];
+    const asm = createAssembler({
+      devices: [DEVICE, { name: 'tj', deviceId: 2, devicePin: 2222, format: 'JSON', sensors: ['temp', 'door'], decimals: 2 }],
+      queue, clock: time.clock, timers: time.timers, time: createTimeKeeper({ clock: time.clock }),
+      bootId: 1, log: { info: () => undefined, error: (l) => void errors.push(l) }, retryMs: PERIOD_MS,
+    });
+    handed.length = 0;
+    const kept = (id: string): Reading => {
+      const r = handed.at(-1)!.find((x) => x.sensorId === id);
+      expect(r, id).toBeDefined();
+      return r!;
+    };
+    asm.onSample({ sensor: 'temp', value: 21.25, unit: 'C', atMs: time.now() });
+    asm.onSample({ sensor: 'door', value: 1, unit: '', atMs: time.now(), whole: true });
+    time.advanceSync(PERIOD_MS);
+    expect(Object.keys(kept('temp')).sort()).toEqual(['sensorId', 'unit', 'uptimeMs', 'value']);
+    expect(kept('temp')).toEqual({ sensorId: 'temp', value: 21.25, unit: 'C', uptimeMs: 0 });
+    expect(Object.keys(kept('door')).sort()).toEqual(['decimals', 'sensorId', 'unit', 'uptimeMs', 'value']);
+    // A sensor whose sample is no longer whole (a filter averaged it) is back to four fields.
+    asm.onSample({ sensor: 'door', value: 0.5, unit: '', atMs: time.now() });
+    time.advanceSync(PERIOD_MS);
+    expect(Object.keys(kept('door')).sort()).toEqual(['sensorId', 'unit', 'uptimeMs', 'value']);
+    const payloads = queue.peek(100).filter((r) => r.device === 'tj').map((r) => r.payload);
+    expect(payloads).toEqual(['{"temp":21.25,"door":1,"seq":2,"uptime_ms":0}', '{"temp":21.25,"door":0.50,"seq":3,"uptime_ms":1000}']);
+    expect(errors).toEqual([]);
   });
 });

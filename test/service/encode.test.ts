@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { DeviceConfig, Reading } from '../../src/model';
 import { encodeJson, encodeValue, encodeXml, escapeXml, formatNumber, isXmlName, jsonString } from '../../src/service/encode';
 
-function reading(sensorId: string, value: number, seq: number, extra: Partial<Reading> = {}): Reading {
-  return { sensorId, value, unit: 'C', seq, uptimeMs: seq * 1000, ...extra };
+/** A reading taken `s` seconds after boot. */
+function reading(sensorId: string, value: number, s: number, extra: Partial<Reading> = {}): Reading {
+  return { sensorId, value, unit: 'C', uptimeMs: s * 1000, ...extra };
 }
 
 const jsonDev: DeviceConfig = { name: 'd', deviceId: 5, devicePin: 77, format: 'JSON', sensors: ['temp', 'hum'] };
@@ -78,57 +79,47 @@ describe('encodeValue', () => {
   });
 
   it('rejects values it cannot format', () => {
-    expect(encodeValue(reading('temp', NaN, 9), 2)).toEqual({ ok: false, error: 'reading 9 (temp): value NaN is not a finite number below 1e21' });
-    expect(encodeValue(reading('temp', 1e21, 9), 2)).toEqual({ ok: false, error: 'reading 9 (temp): value 1e+21 is not a finite number below 1e21' });
+    expect(encodeValue(reading('temp', NaN, 9), 2)).toEqual({ ok: false, error: 'sensor temp: value NaN is not a finite number below 1e21' });
+    expect(encodeValue(reading('temp', 1e21, 9), 2)).toEqual({ ok: false, error: 'sensor temp: value 1e+21 is not a finite number below 1e21' });
   });
 });
 
 describe('encodeJson', () => {
-  it('encodes the latest value per sensor with seq and uptime', () => {
-    const r = encodeJson(jsonDev, [reading('temp', 21.5, 11), reading('hum', 40.256, 12), reading('temp', 21.7, 13)]);
-    expect(r).toEqual({ ok: true, text: '{"temp":21.70,"hum":40.26,"seq":13,"uptime_ms":13000}' });
+  it('encodes the later value of a sensor given twice, the seq given and the latest uptime', () => {
+    const r = encodeJson(jsonDev, [reading('temp', 21.5, 11), reading('hum', 40.256, 13), reading('temp', 21.7, 12)], 40);
+    expect(r).toEqual({ ok: true, text: '{"temp":21.70,"hum":40.26,"seq":40,"uptime_ms":13000}' });
+    // A whole-number reading keeps its own decimals; no ts (stamped at send time).
+    const w = encodeJson({ ...jsonDev, decimals: 0 }, [reading('temp', -0.2, 3), reading('hum', 7, 2, { decimals: 0 })], 3);
+    expect(w).toEqual({ ok: true, text: '{"temp":0,"hum":7,"seq":3,"uptime_ms":3000}' });
+    expect(JSON.parse((w as { text: string }).text)).toEqual({ temp: 0, hum: 7, seq: 3, uptime_ms: 3000 });
   });
 
-  it('adds ts when the wall-clock time is known', () => {
-    const r = encodeJson({ ...jsonDev, decimals: 0 }, [reading('temp', -0.2, 3, { wallMs: Date.UTC(2026, 10, 22, 8, 5, 0, 123) })]);
-    expect(r).toEqual({ ok: true, text: '{"temp":0,"seq":3,"uptime_ms":3000,"ts":"2026-11-22T08:05:00.123Z"}' });
-    const parsed = JSON.parse((r as { text: string }).text);
-    expect(parsed).toEqual({ temp: 0, seq: 3, uptime_ms: 3000, ts: '2026-11-22T08:05:00.123Z' });
-  });
-
-  it('encodes sample groups as an array when batching', () => {
-    const dev = { ...jsonDev, batch: 3 };
+  it('encodes one object per write on a batching device, a repeated sensor included (the uplink joins records)', () => {
     const rs = [reading('temp', 1, 1), reading('hum', 2, 2), reading('temp', 3, 3), reading('hum', 4, 4), reading('temp', 5, 5)];
-    const r = encodeJson(dev, rs);
-    expect(r).toEqual({
-      ok: true,
-      text:
-        '[{"temp":1.00,"hum":2.00,"seq":2,"uptime_ms":2000},{"temp":3.00,"hum":4.00,"seq":4,"uptime_ms":4000},{"temp":5.00,"seq":5,"uptime_ms":5000}]',
-    });
-    expect(JSON.parse((r as { text: string }).text)).toHaveLength(3);
-  });
-
-  it('keeps a single object when a batch holds one group', () => {
-    const r = encodeJson({ ...jsonDev, batch: 4 }, [reading('temp', 1, 1), reading('hum', 2, 2)]);
-    expect(r).toEqual({ ok: true, text: '{"temp":1.00,"hum":2.00,"seq":2,"uptime_ms":2000}' });
+    for (const batch of [1, 3, 20]) {
+      expect(encodeJson({ ...jsonDev, batch }, rs, 9), 'batch ' + batch).toEqual({ ok: true, text: '{"temp":5.00,"hum":4.00,"seq":9,"uptime_ms":5000}' });
+    }
   });
 
   it('escapes odd sensor names to ASCII', () => {
-    const r = encodeJson(jsonDev, [reading('t"é', 1, 1)]);
+    const r = encodeJson(jsonDev, [reading('t"é', 1, 1)], 1);
     expect(r).toEqual({ ok: true, text: '{"t\\"\\u00e9":1.00,"seq":1,"uptime_ms":1000}' });
   });
 
   it('rejects NaN, empty input and names that clash with metadata', () => {
-    expect(encodeJson(jsonDev, [reading('temp', 1, 1), reading('hum', NaN, 2)])).toEqual({
+    expect(encodeJson(jsonDev, [reading('temp', 1, 1), reading('hum', NaN, 2)], 2)).toEqual({
       ok: false,
-      error: 'reading 2 (hum): value NaN is not a finite number below 1e21',
+      error: 'sensor hum: value NaN is not a finite number below 1e21',
     });
-    expect(encodeJson(jsonDev, [])).toEqual({ ok: false, error: 'no readings to encode' });
-    expect(encodeJson(jsonDev, [reading('seq', 1, 1)])).toEqual({ ok: false, error: 'sensor name "seq" clashes with the field seq' });
-    expect(encodeJson(jsonDev, [reading('temp', 1, 1, { uptimeMs: NaN })])).toEqual({
+    expect(encodeJson(jsonDev, [], 1)).toEqual({ ok: false, error: 'no readings to encode' });
+    expect(encodeJson(jsonDev, [reading('seq', 1, 1)], 1)).toEqual({ ok: false, error: 'sensor name "seq" clashes with the field seq' });
+    expect(encodeJson(jsonDev, [reading('uptime_ms', 1, 1)], 1)).toEqual({ ok: false, error: 'sensor name "uptime_ms" clashes with the field uptime_ms' });
+    expect(encodeJson(jsonDev, [reading('ts', 1, 1)], 1)).toEqual({ ok: false, error: 'sensor name "ts" clashes with the field ts' });
+    expect(encodeJson(jsonDev, [reading('temp', 1, 1, { uptimeMs: NaN })], 1)).toEqual({
       ok: false,
-      error: 'reading 1 (temp): seq and uptimeMs must be finite',
+      error: 'sensor temp: uptimeMs NaN is not a finite number below 1e21',
     });
+    expect(encodeJson(jsonDev, [reading('temp', 1, 1)], NaN)).toEqual({ ok: false, error: 'seq NaN is not a finite number below 1e21' });
   });
 });
 
@@ -136,23 +127,23 @@ describe('encodeXml', () => {
   const xmlDev: DeviceConfig = { ...jsonDev, format: 'XML', decimals: 1 };
 
   it('encodes one reading element with units as attributes', () => {
-    const rs = [reading('temp', 21.55, 7, { unit: '°C' }), reading('hum', 40, 8, { unit: '', wallMs: Date.UTC(2026, 0, 2, 3, 4, 5) })];
-    expect(encodeXml(xmlDev, rs)).toEqual({
+    const rs = [reading('temp', 21.55, 7, { unit: '°C' }), reading('hum', 40, 8, { unit: '' })];
+    expect(encodeXml(xmlDev, rs, 8)).toEqual({
       ok: true,
-      text: '<reading seq="8" uptime_ms="8000" ts="2026-01-02T03:04:05.000Z"><temp unit="&#xB0;C">21.6</temp><hum>40.0</hum></reading>',
+      text: '<reading seq="8" uptime_ms="8000"><temp unit="&#xB0;C">21.6</temp><hum>40.0</hum></reading>',
     });
   });
 
   it('escapes units and keeps the latest value per sensor', () => {
     const rs = [reading('a', 1, 1, { unit: '<&">' }), reading('a', -2, 2, { unit: "'" })];
-    expect(encodeXml(xmlDev, rs)).toEqual({ ok: true, text: '<reading seq="2" uptime_ms="2000"><a unit="&apos;">-2.0</a></reading>' });
+    expect(encodeXml(xmlDev, rs, 2)).toEqual({ ok: true, text: '<reading seq="2" uptime_ms="2000"><a unit="&apos;">-2.0</a></reading>' });
   });
 
   it('rejects bad element names and values', () => {
-    expect(encodeXml(xmlDev, [reading('1x', 1, 1)])).toEqual({ ok: false, error: 'sensor name "1x" is not a valid XML element name' });
-    expect(encodeXml(xmlDev, [reading('x', Infinity, 1)])).toEqual({
+    expect(encodeXml(xmlDev, [reading('1x', 1, 1)], 1)).toEqual({ ok: false, error: 'sensor name "1x" is not a valid XML element name' });
+    expect(encodeXml(xmlDev, [reading('x', Infinity, 1)], 1)).toEqual({
       ok: false,
-      error: 'reading 1 (x): value Infinity is not a finite number below 1e21',
+      error: 'sensor x: value Infinity is not a finite number below 1e21',
     });
   });
 });

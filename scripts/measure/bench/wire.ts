@@ -124,22 +124,25 @@ function device(format: DataFormat): DeviceConfig {
   return { name: 'd', deviceId: DEVICE_ID, devicePin: DEVICE_PIN, format, sensors: READING.map((r) => r.sensorId), decimals: 2 };
 }
 
+/** The seq of the record the three readings below make. */
+export const READING_SEQ = 812;
+
 /**
- * One sample round of the three test sensors as the assembler hands it to
- * the encoders: one seq for the group, the door a whole number. The light
- * and door values are ours; only 21.50 is given.
+ * One sample round of the three test sensors as the assembler keeps them and
+ * hands them to the encoder, the door a whole number. The light and door
+ * values are ours; only 21.50 is given.
  */
 export const READING: readonly Reading[] = [
-  { sensorId: 'temp', value: 21.5, unit: 'C', seq: 812, uptimeMs: 3600000 },
-  { sensorId: 'light', value: 1.65, unit: 'V', seq: 812, uptimeMs: 3600000 },
-  { sensorId: 'door', value: 1, unit: '', seq: 812, uptimeMs: 3600000, decimals: 0 },
+  { sensorId: 'temp', value: 21.5, unit: 'C', uptimeMs: 3600000 },
+  { sensorId: 'light', value: 1.65, unit: 'V', uptimeMs: 3600000 },
+  { sensorId: 'door', value: 1, unit: '', uptimeMs: 3600000, decimals: 0 },
 ];
 export const READING_TEXT = 'temp 21.50 C, light 1.65 V, door 1';
 
 /** The body the uplink sends for one 3-sensor reading on a JSON or XML device, wall time known (stamped at send). */
 export function bodyFor(format: 'JSON' | 'XML'): string {
   const rs = READING.map((r) => ({ ...r }));
-  const e = format === 'JSON' ? encodeJson(device(format), rs) : encodeXml(device(format), rs);
+  const e = format === 'JSON' ? encodeJson(device(format), rs, READING_SEQ) : encodeXml(device(format), rs, READING_SEQ);
   if (!e.ok) throw new Error('encoding failed: ' + e.error);
   return stampPayload(format, e.text, WALL_MS);
 }
