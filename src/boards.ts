@@ -17,8 +17,12 @@ export interface Board {
   radioPins: Record<string, string>;
   /** Held low at power-up, the stored program is not started. */
   bootSkipPin: number;
-  /** For each I2C bus, the GPIOs that can be its SDA, its default first; SCL is the GPIO above. */
-  i2cSda: number[][];
+  /**
+   * For each I2C bus, the GPIOs that can be its SDA, its default first; SCL is
+   * the GPIO above. Cold only (scripts/build/build.ts, BOARD_COLD_ONLY): device
+   * code reads it through src/config/board-i2c.ts.
+   */
+  i2cSda?: number[][];
   /** GPIO number -> ADC channel. */
   adcChannels: Record<string, number>;
   temperature: { pin: number; channel: number };

@@ -28,11 +28,18 @@ export const KALUMA_MODULES = [
  */
 export const BOARD_BUILD_ONLY = ['mcu', 'heapBytes', 'bundleBudgetBytes', 'residentBudgetBytes', 'totalBytes', 'firmwareBytes', 'kvSlots'];
 
-/** A board as the device bundle holds it: without BOARD_BUILD_ONLY. */
+/**
+ * Fields of a board that only cold code reads, through a table of its own
+ * (src/config/board-i2c.ts): the resident copy leaves them out, so they are
+ * not on the heap while the agent runs.
+ */
+export const BOARD_COLD_ONLY = ['i2cSda'];
+
+/** A board as the device bundle's resident program holds it: without BOARD_BUILD_ONLY and BOARD_COLD_ONLY. */
 export function deviceBoard(b: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(b)) {
-    if (BOARD_BUILD_ONLY.includes(k)) continue;
+    if (BOARD_BUILD_ONLY.includes(k) || BOARD_COLD_ONLY.includes(k)) continue;
     out[k] = k === 'flash' ? deviceBoard(v as Record<string, unknown>) : v;
   }
   return out;

@@ -31,6 +31,7 @@ import {
   ruleOf,
 } from './schema';
 import type { AgentConfig, FilterSpec, SensorKind } from './types';
+import { i2cSdaOf } from './board-i2c';
 
 export type Validated = { ok: true; config: AgentConfig } | { ok: false; errors: string[] };
 
@@ -391,7 +392,8 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
  */
 function checkI2c(key: string, s: Obj, before: Obj[], board: Board | undefined, claimPin: ClaimPin, err: Err): void {
   const bus = s.bus as number;
-  const sdas = board ? (board.i2cSda[bus] as number[]) : [];
+  const pins = board ? i2cSdaOf(board.name) : undefined;
+  const sdas = pins ? (pins[bus] as number[]) : [];
   if (s.sda === undefined) s.sda = sdas[0];
   if (s.scl === undefined) s.scl = (s.sda as number) + 1;
   let first: Obj | undefined;

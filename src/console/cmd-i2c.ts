@@ -1,6 +1,6 @@
 // i2cScan(): the cold module 'scan', loaded only for the command, so the
 // everyday commands' module does not carry it.
-import { getBoard } from '../board';
+import { i2cSdaOf } from '../config/board-i2c';
 import type { I2cBus } from '../ports/ports';
 import type { Runtime } from '../runtime';
 import { addressesOf, hex, I2C_KINDS } from '../sensors/i2c/kinds';
@@ -28,8 +28,8 @@ export function scanCommands(c: Ctx<ScanRt>): Commands {
 function i2cScan(rt: ScanRt, bus: unknown, out: (l: string) => void, fail: (l: string) => void): void {
   if (bus !== 0 && bus !== 1) return fail('i2cScan: bus must be 0 or 1, e.g. i2cScan(0)');
   const cfg = rt.config();
-  const board = getBoard(cfg.board);
-  let sda = board ? (board.i2cSda[bus] as number[])[0] as number : 0;
+  const pins = i2cSdaOf(cfg.board);
+  let sda = pins ? ((pins[bus] as number[])[0] as number) : 0;
   let hz = 100000;
   for (const s of cfg.sensors) {
     if (s.bus === bus && s.address !== undefined) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
-import { BOARD_BUILD_ONLY, deviceBoard } from '../../scripts/build/build';
+import { BOARD_BUILD_ONLY, BOARD_COLD_ONLY, deviceBoard } from '../../scripts/build/build';
+import { i2cSdaOf } from '../../src/config/board-i2c';
 import { getBoard, type Board } from '../../src/board';
 import { checkPin } from '../../src/config/pins';
 
@@ -124,6 +125,11 @@ describe.each(['pico-w', 'pico2-w'])('%s facts', (name) => {
     const files = readdirSync('src', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && f !== 'board.ts');
     const readers = files.filter((f) => new RegExp('\\.(' + BOARD_BUILD_ONLY.join('|') + ')\\b').test(readFileSync('src/' + f, 'utf8')));
     expect(readers).toEqual([]);
+    // Fields only cold code reads are left out too, and read only through their own table.
+    for (const k of BOARD_COLD_ONLY) expect(k in d, k).toBe(false);
+    const coldReaders = files.filter((f) => new RegExp('\\.(' + BOARD_COLD_ONLY.join('|') + ')\\b').test(readFileSync('src/' + f, 'utf8')));
+    expect(coldReaders).toEqual([]);
+    expect(i2cSdaOf(b.name)).toEqual(raw['i2cSda']);
     expect(d).toMatchObject({ gpio: b.gpio, radioPins: b.radioPins, bootSkipPin: 22, watchdogMaxMs: b.watchdogMaxMs, flash: { kvBytes: b.flash.kvBytes, programBytes: b.flash.programBytes, fsBytes: b.flash.fsBytes } });
   });
 });

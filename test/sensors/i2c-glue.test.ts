@@ -78,7 +78,7 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
     buses: [],
   };
   const sampled: { sensor: Sensor; intervalMs: number }[] = [];
-  const list: Sensor[] = startI2c(cfg.sensors, env, sampled as never);
+  const list: Sensor[] = startI2c(cfg.sensors, env, sampled);
   expect(sampled.map((x) => [x.sensor, x.intervalMs])).toEqual(list.map((x, i) => [x, cfg.sensors[i]!.intervalMs]));
   // What the sampler keeps per I2C sensor: its object and period, no filter field (each field is heap for good).
   expect(sampled.map((x) => Object.keys(x))).toEqual(list.map(() => ['sensor', 'intervalMs']));
