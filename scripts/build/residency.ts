@@ -69,7 +69,8 @@ export function driverRows(): { modules: Record<string, ModuleClass>; cold: Reco
   for (const kind of Object.keys(I2C_KINDS)) {
     const from = `${DRIVER_DIR}/${kind}.ts`;
     modules[from] = 'cold';
-    cold[kind] = { from, export: 'driver', about: `the ${kind} I2C driver (src/sensors/i2c/kinds.ts lists the kinds): loaded for each step of a sensor of kind ${kind}, with the module 'i2c', and let go after` };
+    cold[kind] = { from, export: 'steps', about: `the ${kind} I2C driver's steps (src/sensors/i2c/kinds.ts lists the kinds): loaded for each step of a sensor of kind ${kind}, with the module 'i2c-go' or 'i2c-read', and let go after` };
+    cold[kind + '-init'] = { from, export: 'init', about: `the ${kind} I2C driver's readying: loaded when a sensor of kind ${kind} is readied (its first step, and the first after a failure), and let go after` };
   }
   return { modules, cold };
 }

@@ -8,13 +8,16 @@ import { readSource } from '../../src/agent/output-read';
 import { failI2c } from '../../src/sensors/i2c/fail';
 import { goI2c, readI2c } from '../../src/sensors/i2c/sensors';
 import { startI2c } from '../../src/sensors/i2c/start';
-import { driver as bme280 } from '../../src/sensors/i2c/drivers/bme280';
-import { driver as sht3x } from '../../src/sensors/i2c/drivers/sht3x';
-import { driver as sht4x } from '../../src/sensors/i2c/drivers/sht4x';
-import { driver as bh1750 } from '../../src/sensors/i2c/drivers/bh1750';
+import * as bme280 from '../../src/sensors/i2c/drivers/bme280';
+import * as sht3x from '../../src/sensors/i2c/drivers/sht3x';
+import * as sht4x from '../../src/sensors/i2c/drivers/sht4x';
+import * as bh1750 from '../../src/sensors/i2c/drivers/bh1750';
+
+/** Each I2C kind's two driver modules, as scripts/build/residency.ts (driverRows) names them. */
+const DRIVERS = Object.fromEntries(Object.entries({ bme280, sht3x, sht4x, bh1750 }).flatMap(([kind, d]) => [[kind, d.steps], [kind + '-init', d.init]]));
 
 /** The cold modules the running agent loads, by name (also the I2C sensors' and their drivers). */
-export const OUTPUTS_CODE: Record<string, unknown> = { outputs: startOutputs, 'output-read': readSource, held: heldPicker, 'i2c-go': goI2c, 'i2c-read': readI2c, 'i2c-fail': failI2c, 'i2c-start': startI2c, bme280, sht3x, sht4x, bh1750 };
+export const OUTPUTS_CODE: Record<string, unknown> = { outputs: startOutputs, 'output-read': readSource, held: heldPicker, 'i2c-go': goI2c, 'i2c-read': readI2c, 'i2c-fail': failI2c, 'i2c-start': startI2c, ...DRIVERS };
 
 /** Loads 'outputs' or 'output-read'; counts the loads of each in `loads`. */
 export function loadOutputsCode(loads: Record<string, number> = {}): LoadCold {

@@ -70,6 +70,7 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
       if (name === 'i2c-go') return { ok: true as const, value: goI2c as T };
       if (name === 'i2c-read') return { ok: true as const, value: readI2c as T };
       if (name === 'i2c-fail') return { ok: true as const, value: failI2c as T };
+      if (name === 'bme280-init' || name === 'sht4x-init') return { ok: true as const, value: driver.init_ as T };
       return name === 'bme280' || name === 'sht4x' ? { ok: true as const, value: driver as T } : { ok: false as const, error: 'cold code ' + name + ': not here' };
     },
     emit: (e) => events.push(e),
@@ -104,7 +105,7 @@ describe('I2C sensors', () => {
     r.list[0]?.sample();
     // Nothing before the part's conversion time: the loop was not blocked.
     expect(r.events).toEqual([]);
-    expect(r.loads).toEqual({ 'i2c-go': 1, bme280: 1 });
+    expect(r.loads).toEqual({ 'i2c-go': 1, 'bme280-init': 1, bme280: 1 });
     r.time.advanceSync(9);
     expect(r.events).toEqual([]);
     r.time.advanceSync(1);
@@ -113,13 +114,16 @@ describe('I2C sensors', () => {
       ['air.humidity', 'air', 45, '%RH'],
       ['air.pressure', 'air', 1013.25, 'hPa'],
     ]);
-    expect(r.loads).toEqual({ 'i2c-go': 1, 'i2c-read': 1, bme280: 2 });
+    expect(r.loads).toEqual({ 'i2c-go': 1, 'bme280-init': 1, 'i2c-read': 1, bme280: 2 });
     expect(r.opened).toEqual([[0, 4, 5, 100000]]);
     expect(r.counts(0)).toEqual({ reads: 1, failures: 0, error: undefined });
     // Between samples the sensor holds data, its two methods, and the timer's callback it made once: no step code.
     const fns = Object.entries(r.list[0] as object).filter(([, v]) => typeof v === 'function').map(([k]) => k);
     expect(fns.sort()).toEqual(['close', 'sample']);
     expect(r.state[0]!.filter((v) => typeof v === 'function')).toEqual([r.state[0]![S.Next]]);
+    // Readied once: later samples load the driver's steps alone, not its readying.
+    r.period();
+    expect(r.loads).toEqual({ 'i2c-go': 2, 'bme280-init': 1, 'i2c-read': 2, bme280: 4 });
   });
 
   it('calibrate and filter each quantity on its own', () => {
@@ -211,7 +215,7 @@ describe('I2C sensors', () => {
     expect(r.loads).toEqual({});
     r.setBusy(false);
     r.time.advanceSync(100);
-    expect(r.loads).toEqual({ 'i2c-go': 1, bme280: 1 });
+    expect(r.loads).toEqual({ 'i2c-go': 1, 'bme280-init': 1, bme280: 1 });
     r.time.advanceSync(10);
     expect(r.events).toHaveLength(3);
   });
@@ -244,7 +248,7 @@ describe('I2C sensors', () => {
   it('name the driver a step could not load', () => {
     const r = rig([{ name: 'lux', kind: 'bh1750' }], { values: [1] });
     r.period();
-    expect(r.lines).toEqual(['E sensor lux (bh1750 at 0x23, bus 0): the bh1750 driver: cold code bh1750: not here; tried again every period']);
+    expect(r.lines).toEqual(['E sensor lux (bh1750 at 0x23, bus 0): the bh1750 driver: cold code bh1750-init: not here; tried again every period']);
   });
 });
 

@@ -13,19 +13,23 @@
 import { kalumaOpen, kalumaTransfers } from '../../ports/kaluma/i2c';
 import type { I2cTransfers } from '../../ports/ports';
 import type { Filter } from '../../filters/filter';
-import type { Driver } from './driver';
+import type { DriverInit, DriverSteps } from './driver';
 import { UNITS, quantitiesOf } from './kinds';
 import { Q, S } from './state';
 import type { I2cEnv, I2cState } from './state';
 
-/** The kind's driver and the open bus's transfers (the board's, or the platform's own: a PC's simulated buses); or why not. */
-function ready(st: I2cState, e: I2cEnv): [Driver, I2cTransfers] | string {
-  const cfg = st[S.Cfg];
-  const n = cfg.bus || 0;
+/** The open bus's transfers (the board's, or the platform's own: a PC's simulated buses), or why there are none. */
+function transfers(st: I2cState, e: I2cEnv): I2cTransfers | string {
+  const n = st[S.Cfg].bus || 0;
   const b = e.buses[n];
-  if (!b) return 'bus ' + n + ' is not open';
-  const m = e.load<Driver>(cfg.kind);
-  return !m.ok ? 'the ' + cfg.kind + ' driver: ' + m.error : [m.value, e.p.i2c ? e.p.i2c.use(b.h) : kalumaTransfers(b.h)];
+  return !b ? 'bus ' + n + ' is not open' : e.p.i2c ? e.p.i2c.use(b.h) : kalumaTransfers(b.h);
+}
+
+/** A cold module of the sensor's driver: its steps ('<kind>') or its readying ('<kind>-init'), or why it could not be loaded. */
+function driverPart<T>(st: I2cState, e: I2cEnv, suffix: string): T | string {
+  const kind = st[S.Cfg].kind;
+  const m = e.load<T>(kind + suffix);
+  return m.ok ? m.value : 'the ' + kind + ' driver: ' + m.error;
 }
 
 /** Opens the sensor's bus unless it is open: why it could not, or undefined. */
@@ -45,21 +49,27 @@ function open(st: I2cState, e: I2cEnv): string | undefined {
   }
 }
 
-/** A conversion started (the bus opened and the part readied first when they are not): the cold module 'i2c-go'. Why it failed, or undefined. */
+/**
+ * A conversion started: the cold module 'i2c-go'. The bus is opened and the
+ * part readied first when they are not (the driver's readying, '<kind>-init',
+ * loaded and let go before its steps are). Why it failed, or undefined.
+ */
 export function goI2c(st: I2cState): string | undefined {
   const e = st[S.Env] as I2cEnv;
-  const r = open(st, e) || ready(st, e);
-  if (typeof r === 'string') return r;
-  const [d, port] = r;
   const cfg = st[S.Cfg];
   const addr = cfg.address as number;
-  let chip = st[S.Chip];
-  if (!chip) {
-    const c = d.init_(port, addr, (what) => e.p.log.info('sensor ' + cfg.name + ': ' + what));
+  const why = open(st, e);
+  if (why !== undefined) return why;
+  const port = transfers(st, e);
+  if (typeof port === 'string') return port;
+  if (!st[S.Chip]) {
+    const init = driverPart<DriverInit>(st, e, '-init');
+    const c = typeof init === 'string' ? init : init(port, addr, (what) => e.p.log.info('sensor ' + cfg.name + ': ' + what));
     if (typeof c === 'string') return c;
-    chip = st[S.Chip] = c;
+    st[S.Chip] = c;
   }
-  const ms = d.start_(port, addr, chip);
+  const d = driverPart<DriverSteps>(st, e, '');
+  const ms = typeof d === 'string' ? d : d.start_(port, addr, st[S.Chip]);
   if (typeof ms === 'string') return ms;
   st[S.Phase] = 1;
   st[S.Wait] = e.p.timers.setTimeout(st[S.Next], ms);
@@ -70,11 +80,11 @@ export function goI2c(st: I2cState): string | undefined {
 export function readI2c(st: I2cState): string | undefined {
   st[S.Phase] = 0;
   const e = st[S.Env] as I2cEnv;
-  const r = ready(st, e);
-  if (typeof r === 'string') return r;
   const cfg = st[S.Cfg];
   const chip = st[S.Chip];
-  const v = chip ? r[0].read_(r[1], cfg.address as number, chip) : 'not readied';
+  const port = transfers(st, e);
+  const d = typeof port === 'string' ? port : driverPart<DriverSteps>(st, e, '');
+  const v = typeof d === 'string' ? d : chip ? d.read_(port as I2cTransfers, cfg.address as number, chip) : 'not readied';
   if (typeof v === 'string') return v;
   const qs = quantitiesOf(cfg.kind) as string[];
   // Each quantity's filters, and no last value yet: made at the first read.

@@ -1,7 +1,7 @@
 // What the Sensirion humidity sensors (SHT3x, SHT4x) share: a single-shot
 // command, a wait, and six bytes back, each 16-bit word followed by its CRC-8.
 // Each kind's file names its command, its wait and its humidity line.
-import type { Driver } from './driver';
+import type { DriverInit, DriverSteps } from './driver';
 import { transfer } from './transfer';
 
 /** CRC-8 of b[at] and b[at + 1]: polynomial 0x31, initial 0xFF, no reflection (both datasheets). */
@@ -19,10 +19,8 @@ export function crc8(b: Uint8Array, at: number): number {
  * `waitMs`; temperature is -45 + 175 * S / 65535 C on both, relative
  * humidity `rhZero` + `rhSpan` * S / 65535, clamped to 0..100 %RH.
  */
-export function shtDriver(cmd: number[], waitMs: number, rhZero: number, rhSpan: number): Driver {
+export function shtSteps(cmd: number[], waitMs: number, rhZero: number, rhSpan: number): DriverSteps {
   return {
-    // Nothing to ready: a missing chip shows at the first start.
-    init_: () => [],
     start_(bus, addr) {
       const w = transfer(bus, addr, 'starting a measurement', cmd, 0);
       return w === undefined ? waitMs : w;
@@ -36,3 +34,6 @@ export function shtDriver(cmd: number[], waitMs: number, rhZero: number, rhSpan:
     },
   };
 }
+
+/** Nothing to ready: a missing chip shows at the first start. */
+export const noInit: DriverInit = () => [];

@@ -2,7 +2,8 @@
 // humidity: trimming read once, then one forced conversion per sample at
 // oversampling x1 with the filter off, compensated by the datasheet's
 // floating-point formulas (BME280 datasheet, appendix 8.1).
-import type { Driver } from '../driver';
+import type { I2cTransfers } from '../../../ports/ports';
+import type { Driver, DriverInit, DriverSteps } from '../driver';
 import { transfer } from '../transfer';
 
 /** Where each trimming parameter is in the chip's list (dig_T1 is T1); one small-integer array costs less heap than an object. */
@@ -61,33 +62,41 @@ function compensate(k: number[], d: Uint8Array): number[] | string {
 /** A BME280's state: its 18 trimming numbers (a BMP280 has 13: no humidity). */
 const isBme = (k: number[]): boolean => k.length > 13;
 
-export const driver: Driver = {
-  init_(bus, addr, note) {
-    const id = transfer(bus, addr, 'reading chip id', [0xd0], 1);
-    if (typeof id === 'string') return id;
-    const bme = id[0] === 0x60;
-    if (!bme && id[0] !== 0x58) return 'chip id 0x' + (0x100 + id[0]!).toString(16).slice(1) + ' is not a BME280 (0x60) or BMP280 (0x58)';
-    const a = transfer(bus, addr, 'reading trimming', [0x88], 26);
-    if (typeof a === 'string') return a;
-    const h = bme ? transfer(bus, addr, 'reading trimming', [0xe1], 7) : undefined;
-    if (typeof h === 'string') return h;
-    const k = parseTrim(a, h);
-    // dig_P1 divides the pressure: zero is no chip's trimming.
-    if (!k[K.P1]) return 'reading trimming: dig_P1 is 0';
-    // Sleep, so that config is taken; filter off (register/value pairs in one write).
-    const w = transfer(bus, addr, 'writing settings', [0xf4, 0x00, 0xf5, 0x00], 0);
-    if (w !== undefined) return w;
-    if (!bme) note('BMP280 (no humidity)');
-    return k;
-  },
-  start_(bus, addr, k) {
-    // ctrl_hum (x1) counts only once ctrl_meas is written after it: T and P x1, forced mode.
-    const s = transfer(bus, addr, 'starting a measurement', isBme(k) ? [0xf2, 0x01, 0xf4, 0x25] : [0xf4, 0x25], 0);
-    // 1.25 + 2.3 + (2.3 + 0.575) * 2 = 9.3 ms at most (datasheet 9.1), rounded up.
-    return s === undefined ? 10 : s;
-  },
-  read_(bus, addr, k) {
-    const d = transfer(bus, addr, 'reading the measurement', [0xf7], isBme(k) ? 8 : 6);
-    return typeof d === 'string' ? d : compensate(k, d);
-  },
+/** Readies the chip: the cold module 'bme280-init'. */
+export const init: DriverInit = (bus, addr, note) => {
+  const id = transfer(bus, addr, 'reading chip id', [0xd0], 1);
+  if (typeof id === 'string') return id;
+  const bme = id[0] === 0x60;
+  if (!bme && id[0] !== 0x58) return 'chip id 0x' + (0x100 + id[0]!).toString(16).slice(1) + ' is not a BME280 (0x60) or BMP280 (0x58)';
+  const a = transfer(bus, addr, 'reading trimming', [0x88], 26);
+  if (typeof a === 'string') return a;
+  const h = bme ? transfer(bus, addr, 'reading trimming', [0xe1], 7) : undefined;
+  if (typeof h === 'string') return h;
+  const k = parseTrim(a, h);
+  // dig_P1 divides the pressure: zero is no chip's trimming.
+  if (!k[K.P1]) return 'reading trimming: dig_P1 is 0';
+  // Sleep, so that config is taken; filter off (register/value pairs in one write).
+  const w = transfer(bus, addr, 'writing settings', [0xf4, 0x00, 0xf5, 0x00], 0);
+  if (w !== undefined) return w;
+  if (!bme) note('BMP280 (no humidity)');
+  return k;
 };
+
+/** Starts a conversion. */
+function start_(bus: I2cTransfers, addr: number, k: number[]): number | string {
+  // ctrl_hum (x1) counts only once ctrl_meas is written after it: T and P x1, forced mode.
+  const s = transfer(bus, addr, 'starting a measurement', isBme(k) ? [0xf2, 0x01, 0xf4, 0x25] : [0xf4, 0x25], 0);
+  // 1.25 + 2.3 + (2.3 + 0.575) * 2 = 9.3 ms at most (datasheet 9.1), rounded up.
+  return s === undefined ? 10 : s;
+}
+
+/** Reads and compensates the conversion. */
+function read_(bus: I2cTransfers, addr: number, k: number[]): number[] | string {
+  const d = transfer(bus, addr, 'reading the measurement', [0xf7], isBme(k) ? 8 : 6);
+  return typeof d === 'string' ? d : compensate(k, d);
+}
+
+/** A sample's steps: the cold module 'bme280'. */
+export const steps: DriverSteps = { start_, read_ };
+
+export const driver: Driver = { init_: init, start_, read_ };

@@ -2,6 +2,10 @@
 // per the datasheet, so 10; RH = -6 + 125 * S / 65535, which runs past 0..100
 // at the ends and is clamped there, as the datasheet says to.
 import type { Driver } from '../driver';
-import { shtDriver } from '../sht';
+import { noInit, shtSteps } from '../sht';
 
-export const driver: Driver = shtDriver([0xfd], 10, -6, 125);
+/** A sample's steps: the cold module 'sht4x'. */
+export const steps = /* @__PURE__ */ shtSteps([0xfd], 10, -6, 125);
+/** Nothing to ready: the cold module 'sht4x-init'. */
+export const init = noInit;
+export const driver: Driver = { init_: init, ...steps };
