@@ -399,8 +399,8 @@ export async function engineHeap(): Promise<Row[]> {
     const sign = (x: number): string => (x >= 0 ? '+' : '') + x;
     row(
       'reference config + one BME280 and one SHT4x (every 1 s, in the JSON device)',
-      !end ? 'no figure: ' + death(r) : `post-GC floor ${f} B vs ${f0} B without (${sign(f0 - f)} B of heap taken, budget 3 KB); peak ${peakOf(p, S)} vs ${kb(p0)} without (${sign(p - p0)} B, budget +3 KB)`,
-      `${(await i2cP).note || engineName(r)}; ${N} writes; floors = lowest post-GC probe over the marks of the second half of each run; the I2C stand-in (scripts/measure/engine/i2c-standin.ts: Kaluma's i2c module's JS model answering as a BME280 at 0x76 and an SHT4x at 0x44) is in this run only: its own ~1.8 KB live is inside the figure, so the sensors' own cost is about 1.8 KB less; ${standInNote}`,
+      !end ? 'no figure: ' + death(r) : `post-GC floor ${f} B vs ${f0} B without (${sign(f - f0)} B of heap taken, budget 3 KB); peak ${peakOf(p, S)} vs ${kb(p0)} without (${sign(p - p0)} B, budget +3 KB)`,
+      `${(await i2cP).note || engineName(r)}; ${N} writes; floors = lowest post-GC probe over the marks of the second half of each run; the I2C stand-in (scripts/measure/engine/i2c-standin.ts: Kaluma's i2c module's JS model answering as a BME280 at 0x76 and an SHT4x at 0x44) is in this run only: its own live set, 1,664 B more than Kaluma's own module in use (docs/measurements/2026-11-29-i2c.md), is inside the figure, so the sensors' own cost is that much less; ${standInNote}`,
     );
   }
   // In the table's order: stand-in, boot, reference configuration, I2C, drain, the two console sessions.
