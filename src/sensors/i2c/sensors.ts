@@ -72,7 +72,8 @@ export function goI2c(st: I2cState): string | undefined {
   const ms = typeof d === 'string' ? d : d.start_(port, addr, st[S.Chip]);
   if (typeof ms === 'string') return ms;
   st[S.Phase] = 1;
-  st[S.Wait] = e.p.timers.setTimeout(st[S.Next], ms);
+  // Bound here, let go once the timer has fired: nothing kept per sensor between samples.
+  st[S.Wait] = e.p.timers.setTimeout(st[S.Next].bind(undefined, st), ms);
   return undefined;
 }
 

@@ -18,10 +18,7 @@ export function startI2c(cfgs: SensorConfig[], env: I2cEnv, sampled: SampledSens
   const out: I2cSensor[] = [];
   for (let i = 0; i < cfgs.length; i++) {
     const cfg = cfgs[i] as SensorConfig;
-    // S.Next is set on the next line: its callback needs the state it is in.
-    const st: I2cState = [cfg, env, 0, undefined as unknown as () => void, undefined, undefined, 0, 0, undefined, 0];
-    // Bound, not a closure: a closure made here would keep this loop's scope, and one made elsewhere costs a function more.
-    st[S.Next] = step.bind(undefined, st);
+    const st: I2cState = [cfg, env, 0, step, undefined, undefined, 0, 0, undefined, 0];
     const s: I2cSensor = { name: cfg.name, sample: step, close, st_: st };
     out.push(s);
     sampled.push({ sensor: s, intervalMs: cfg.intervalMs });
@@ -35,7 +32,7 @@ type Step = (st: I2cState, why?: string) => string | undefined;
 /**
  * A sensor's next step, as the sampler's sample() (a conversion started,
  * none while one is under way: its readings come later, by themselves) and
- * as its timer's callback, bound to its state: its cold module ('i2c-go' or
+ * as a timer's callback, bound to its state when the timer is armed: its cold module ('i2c-go' or
  * 'i2c-read') loaded, run and let go; put off while a request is in flight,
  * so its code's heap does not add to the request's. A failed step then
  * loads 'i2c-fail' with the reason, the step's module let go first; a
@@ -49,7 +46,7 @@ function step(this: I2cSensor | void, timer?: I2cState): null {
   if (!e || st[S.Wait] !== undefined) return null;
   // The uplink's stats: a request in flight since some time.
   if (e.busy().inFlightSinceMs !== undefined) {
-    st[S.Wait] = e.p.timers.setTimeout(st[S.Next], 100);
+    st[S.Wait] = e.p.timers.setTimeout(step.bind(undefined, st), 100);
     return null;
   }
   let why: string | undefined;

@@ -53,7 +53,11 @@ export const enum S {
   Env,
   /** The next step: 0 starts a conversion, 1 reads it. */
   Phase,
-  /** Runs the next step (made once per sensor: a timer's callback). */
+  /**
+   * The sensors' one step function (i2c-start's, also each sensor's sample()):
+   * a timer gets it bound to the state when one is armed, and lets that go
+   * when it fires, so no callback is kept per sensor between steps.
+   */
   Next,
   /** The step's timer while one waits. */
   Wait,
@@ -83,11 +87,14 @@ export const enum Q {
   Size,
 }
 
+/** A step: called by the sampler as a sensor's sample(), or by a timer with the state it was bound to. */
+export type I2cStep = (this: I2cSensor | void, timer?: I2cState) => null;
+
 export type I2cState = [
   cfg: SensorConfig,
   env: I2cEnv | undefined,
   phase: number,
-  next: () => void,
+  next: I2cStep,
   wait: TimerId | undefined,
   chip: number[] | undefined,
   reads: number,
