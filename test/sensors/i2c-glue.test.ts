@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SampleEvent } from '../../src/agent/sampler';
 import { createChain } from '../../src/filters/index';
-import type { I2cBus, I2cPorts } from '../../src/ports/ports';
+import type { I2cBus, I2cPorts, System } from '../../src/ports/ports';
 import { startI2c } from '../../src/sensors/i2c/start';
 import type { Driver } from '../../src/sensors/i2c/driver';
 import { failI2c } from '../../src/sensors/i2c/fail';
@@ -62,8 +62,9 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
   const cfg = configOf({ sensors, devices: [{ name: 'd', deviceId: 1, devicePin: 1, format: 'JSON', sensors: sensors.map((s) => s.name) }] });
   const events: SampleEvent[] = [];
   let busy = false;
+  let collections = 0;
   const env: I2cEnv = {
-    p: { i2c: ports, timers: time.timers, log, clock: time.clock },
+    p: { i2c: ports, timers: time.timers, log, clock: time.clock, system: { collect: () => void collections++ } as unknown as System },
     load: <T>(name: string) => {
       loads[name] = (loads[name] || 0) + 1;
       if (script.noCode) return { ok: false as const, error: script.noCode };
@@ -94,7 +95,7 @@ function rig(sensors: Record<string, unknown>[], script: Script) {
     for (const s of list) expect(s.sample()).toBeNull();
     time.advanceSync(20);
   };
-  return { time, lines, opened, events, list, state, counts, period, starts, loads, env, recovered: () => recovered, setBusy: (b: boolean) => void (busy = b) };
+  return { time, lines, opened, events, list, state, counts, collections: () => collections, period, starts, loads, env, recovered: () => recovered, setBusy: (b: boolean) => void (busy = b) };
 }
 
 const air = { name: 'air', kind: 'bme280' };
@@ -105,6 +106,8 @@ describe('I2C sensors', () => {
     r.list[0]?.sample();
     // Nothing before the part's conversion time: the loop was not blocked.
     expect(r.events).toEqual([]);
+    // The step's code collected as soon as it ran, not left for a request to meet.
+    expect(r.collections()).toBe(1);
     expect(r.loads).toEqual({ 'i2c-go': 1, 'bme280-init': 1, bme280: 1 });
     r.time.advanceSync(9);
     expect(r.events).toEqual([]);
@@ -115,6 +118,7 @@ describe('I2C sensors', () => {
       ['air.pressure', 'air', 1013.25, 'hPa'],
     ]);
     expect(r.loads).toEqual({ 'i2c-go': 1, 'bme280-init': 1, 'i2c-read': 1, bme280: 2 });
+    expect(r.collections()).toBe(2);
     expect(r.opened).toEqual([[0, 4, 5, 100000]]);
     expect(r.counts(0)).toEqual({ reads: 1, failures: 0, error: undefined });
     // Between samples the sensor holds data, its two methods, and the timer's callback it made once: no step code.

@@ -56,10 +56,14 @@ function step(this: I2cSensor | void, timer?: I2cState): null {
       st[S.Failures]++;
       st[S.Phase] = 0;
       if (st[S.Error] !== m.error) e.p.log.error('sensor ' + st[S.Cfg].name + ': ' + (st[S.Error] = m.error));
-      return null;
+      break;
     }
-    if ((why = m.value(st, why)) === undefined) return null;
+    if ((why = m.value(st, why)) === undefined) break;
   }
+  // The step's code is garbage now: collected at once, or a request that
+  // starts before the engine's own next collection would add its heap to it.
+  if (e.p.system.collect) e.p.system.collect();
+  return null;
 }
 
 /** No more steps (a timer under way finds none to take); the bus is taken again by the next start (I2cPorts.open). */

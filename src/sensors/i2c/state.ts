@@ -17,7 +17,7 @@ import type { Sensor } from '../sensor';
 // close, which the sampler calls): its names are shortened, its state's are numbers.
 /** What every I2C sensor of a running agent shares. */
 export interface I2cEnv {
-  p: Pick<Platform, 'i2c' | 'timers' | 'log' | 'clock'>;
+  p: Pick<Platform, 'i2c' | 'timers' | 'log' | 'clock' | 'system'>;
   load: ColdLoader['load'];
   /** The agent's sample path. */
   emit: (e: SampleEvent) => void;
