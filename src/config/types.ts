@@ -42,7 +42,11 @@ export interface SensorConfig {
   offsetC?: number;
   /** counter: how often the pin is polled for rising edges. */
   pollMs?: number;
-  /** I2C kinds: the bus (0 or 1), its SDA and SCL pins and clock, the part's 7-bit address. */
+  /**
+   * I2C kinds: the bus (0 or 1), its SDA and SCL pins and clock, the part's
+   * 7-bit address. The checked config leaves out SCL (the GPIO above SDA),
+   * bus 0 and a clock of 100000: readers take those when a key is absent.
+   */
   bus?: number;
   sda?: number;
   scl?: number;

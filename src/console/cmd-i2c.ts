@@ -32,9 +32,9 @@ function i2cScan(rt: ScanRt, bus: unknown, out: (l: string) => void, fail: (l: s
   let sda = pins ? ((pins[bus] as number[])[0] as number) : 0;
   let hz = 100000;
   for (const s of cfg.sensors) {
-    if (s.bus === bus && s.address !== undefined) {
+    if ((s.bus || 0) === bus && s.address !== undefined) {
       sda = s.sda as number;
-      hz = s.freqHz as number;
+      hz = s.freqHz || 100000;
     }
   }
   const scl = sda + 1;

@@ -118,7 +118,7 @@ function i2cLines(say: Say, a: Agent): void {
     const st = (list[i] as (typeof list)[0]).st_;
     const c = st[S.Cfg];
     const error = st[S.Error];
-    say('i2c', c.name + ' (' + c.kind + ' at 0x' + (c.address as number).toString(16) + ', bus ' + String(c.bus) + '): ' + count(st[S.Reads], 'read', 'reads') + ', ' + st[S.Failures] + ' failed' + (error === undefined ? '' : '; failing now: ' + error));
+    say('i2c', c.name + ' (' + c.kind + ' at 0x' + (c.address as number).toString(16) + ', bus ' + String(c.bus || 0) + '): ' + count(st[S.Reads], 'read', 'reads') + ', ' + st[S.Failures] + ' failed' + (error === undefined ? '' : '; failing now: ' + error));
   }
 }
 

@@ -36,7 +36,7 @@ export function failI2c(st: I2cState, why: string): undefined {
     }
   }
   if (why !== st[S.Error]) {
-    log.error('sensor ' + cfg.name + ' (' + cfg.kind + ' at 0x' + (cfg.address as number).toString(16) + ', bus ' + String(cfg.bus) + '): ' + why + '; tried again every period');
+    log.error('sensor ' + cfg.name + ' (' + cfg.kind + ' at 0x' + (cfg.address as number).toString(16) + ', bus ' + String(cfg.bus || 0) + '): ' + why + '; tried again every period');
     st[S.Error] = why;
   }
   const b = e.buses[cfg.bus || 0];
@@ -45,7 +45,7 @@ export function failI2c(st: I2cState, why: string): undefined {
   const held = port.stuck();
   if (held !== b.stuck) {
     b.stuck = held;
-    if (held) log.error('i2c bus ' + String(cfg.bus) + ': ' + held + '; ' + port.recover());
+    if (held) log.error('i2c bus ' + String(cfg.bus || 0) + ': ' + held + '; ' + port.recover());
   } else if (held) port.recover();
   return undefined;
 }

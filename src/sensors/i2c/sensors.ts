@@ -39,13 +39,13 @@ function open(st: I2cState, e: I2cEnv): string | undefined {
   if (e.buses[n]) return undefined;
   try {
     const sda = cfg.sda as number;
-    const scl = cfg.scl as number;
+    const scl = sda + 1;
     const hz = cfg.freqHz || 100000;
     const h = e.p.i2c ? e.p.i2c.open(n, sda, scl, hz) : kalumaOpen(n, sda, scl, hz);
     e.buses[n] = { h, stuck: undefined };
     return undefined;
   } catch (err) {
-    return 'cannot open bus ' + n + ' on SDA GP' + String(cfg.sda) + ', SCL GP' + String(cfg.scl) + ': ' + String(err);
+    return 'cannot open bus ' + n + ' on SDA GP' + String(cfg.sda) + ', SCL GP' + String((cfg.sda as number) + 1) + ': ' + String(err);
   }
 }
 
