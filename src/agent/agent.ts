@@ -1,5 +1,5 @@
 // Ordered start and stop of the data path (docs/architecture.md, The data path).
-import type { AgentConfig, SensorConfig } from '../config/types';
+import type { AgentConfig, FilterSpec, SensorConfig } from '../config/types';
 import { createChain } from '../filters/index';
 import { createHttpClient } from '../net/http';
 import type { HttpClient } from '../net/types';
@@ -146,7 +146,8 @@ export function createAgent(o: {
   try {
     for (const cfg of used) {
       const sensor = createSensor({ cfg, pins: p.pins, timers: p.timers });
-      sampled.push({ sensor, filter: createChain(cfg.filters), intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' });
+      // A pin kind always has its filters (the checker fills them); only an I2C kind's are left out when empty.
+      sampled.push({ sensor, filter: createChain(cfg.filters as FilterSpec[]), intervalMs: cfg.intervalMs, whole: cfg.kind === 'digital' || cfg.kind === 'counter' });
     }
     if (onBus.length) {
       // The runtime always gives the loader; a harness with I2C sensors must too.

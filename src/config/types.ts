@@ -24,7 +24,8 @@ export interface SensorConfig {
   intervalMs: number;
   /** Unit label sent with readings ('C' for temperature, 'V' for uncalibrated analog, '' for digital). */
   unit: string;
-  filters: FilterSpec[];
+  /** Always there for a pin kind; an I2C kind's is left out when empty (its quantities' default). */
+  filters?: FilterSpec[];
   /** digital, counter: input pull. */
   pull?: Pull;
   /** digital: report 1 for a low level. */

@@ -380,11 +380,12 @@ export function validateConfig(raw: unknown, pending?: boolean): Validated {
 
   if (errors.length > 0) return { ok: false, errors };
   // What an I2C part's bus has by default is left out of the checked config
-  // (SCL is always the GPIO above SDA; bus 0, 100 kHz): each key is heap for
-  // as long as the agent runs, and its readers know the defaults.
+  // (SCL is always the GPIO above SDA; bus 0, 100 kHz; no filters): each key
+  // is heap for as long as the agent runs, and its readers know the defaults.
   for (const s of sensors) {
     if (!quantitiesOf(s.kind as string)) continue;
     delete s.scl;
+    if (!(s.filters as unknown[]).length) delete s.filters;
     if (s.bus === 0) delete s.bus;
     if (s.freqHz === 100000) delete s.freqHz;
   }

@@ -10,8 +10,8 @@ describe('I2C sensors', () => {
   it('fill the bus defaults: bus 0 on GP4/GP5 at 100 kHz, the part usual address; what readers take when absent is left out', () => {
     const c = configOf({ sensors: [air, { name: 'leaf', kind: 'sht4x' }, { name: 'light', kind: 'bh1750', bus: 1, freqHz: 400000 }] });
     // Bus 0, SCL (the GPIO above SDA) and 100 kHz are not kept: each key is heap while the agent runs.
-    expect(c.sensors[0]).toEqual({ name: 'air', kind: 'bme280', intervalMs: 60000, filters: [], sda: 4, address: 0x76 });
-    expect(c.sensors[1]).toEqual({ name: 'leaf', kind: 'sht4x', intervalMs: 60000, filters: [], sda: 4, address: 0x44 });
+    expect(c.sensors[0]).toEqual({ name: 'air', kind: 'bme280', intervalMs: 60000, sda: 4, address: 0x76 });
+    expect(c.sensors[1]).toEqual({ name: 'leaf', kind: 'sht4x', intervalMs: 60000, sda: 4, address: 0x44 });
     expect(c.sensors[2]).toMatchObject({ bus: 1, sda: 2, freqHz: 400000, address: 0x23 });
     expect(c.sensors[2]).not.toHaveProperty('scl');
     // Checked again (a change on trial, a document merged over it), it is the same.

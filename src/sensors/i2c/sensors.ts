@@ -90,7 +90,7 @@ export function readI2c(st: I2cState): string | undefined {
   const qs = quantitiesOf(cfg.kind) as string[];
   // Each quantity's filters, and no last value yet: made at the first read.
   const c = cfg as unknown as Record<string, unknown>;
-  if (st.length === (S.Quantities as number)) for (const q of qs) st.push(e.chain((c[q + 'Filters'] as typeof cfg.filters | undefined) || cfg.filters), NaN);
+  if (st.length === (S.Quantities as number)) for (const q of qs) st.push(e.chain((c[q + 'Filters'] as typeof cfg.filters | undefined) || cfg.filters || []), NaN);
   const at = e.p.clock.uptimeMs();
   st[S.At] = at;
   st[S.Reads]++;
