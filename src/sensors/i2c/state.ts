@@ -38,7 +38,7 @@ export interface I2cBusState {
 /**
  * One I2C sensor as the sampler holds it (name, sample, close: src/sensors/sensor.ts)
  * and its state. The state is one array, not an object of fields: a field
- * of an array costs a sixth of an object's on the device's heap
+ * of an array costs a small part of an object's on the device's heap
  * (docs/measurements/2026-11-29-i2c.md).
  */
 export interface I2cSensor extends Sensor {
