@@ -33,17 +33,18 @@ function figuresOf(r: BoardRun): Figures {
   return { floor: Math.min(...half.map((m) => m.floor)), peak: Math.max(...mine.map((m) => m.peak)) };
 }
 
-// The live set after `code` ran, as heap-probe.ts measures it.
+// The live set taken by CODE, as heap-probe.ts measures it; PRE makes what CODE
+// fills beforehand (the globals it assigns), so only CODE's own objects count.
 const LIVE = `function used(){return process.memoryUsage().heapUsed;}
 function floor(){var last=used();for(var i=0;i<40000;i++){var g=[i,i];if(g[0]!==i)print('');var u=used();if(u<last)return u;last=u;}return -1;}
-var a=floor();CODE;var b=floor();print('@DELTA '+(b-a)+'\\n');`;
+PRE;var a=floor();CODE;var b=floor();print('@DELTA '+(b-a)+'\\n');`;
 
-/** heapUsed taken by `code` on the engine, post-collection; NaN when the program gave no figure. */
-async function delta(engine: string, code: string): Promise<number> {
+/** heapUsed taken by `code` on the engine after `pre` ran, post-collection; NaN when the program gave no figure. */
+async function delta(engine: string, pre: string, code: string): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'i2c-cost-'));
   try {
     const file = join(dir, 'p.js');
-    writeFileSync(file, LIVE.replace('CODE', code));
+    writeFileSync(file, LIVE.replace('PRE', pre).replace('CODE', code));
     const r = await runEngine(engine, file, { timeoutMs: 60000 });
     const m = /@DELTA (-?\d+)/.exec(r.stdout);
     if (!m) console.log('no figure for ' + code + ' (' + verdict(r) + ')');
@@ -69,8 +70,9 @@ engineMain('i2c-cost', async (engine) => {
   const [ref, withStandIn] = await Promise.all([run('ref', {}), run('standin', { standIn: true })]);
   const [configured, carried] = await Promise.all([run('configured', { i2c: true, standIn: true }), run('carried', { i2c: true, carried: true, standIn: true })]);
   // Kaluma's own module once required, and the stand-in's record of an open bus (the options its port passes).
-  const kaluma = await delta(engine, "globalThis.k=require('i2c')");
-  const record = await delta(engine, 'globalThis.o=[];globalThis.o[0]={sda:4,scl:5,baudrate:100000}');
+  // The stand-in's record: an element of its list of open buses (made empty at its load), the options object in it.
+  const kaluma = await delta(engine, 'globalThis.k=0', "k=require('i2c')");
+  const record = await delta(engine, 'globalThis.o=[]', 'o[0]={sda:4,scl:5,baudrate:100000}');
   const configShare = configured.floor - withStandIn.floor;
   const runShare = carried.floor - configured.floor;
   const own = configShare + runShare - record + kaluma;
