@@ -467,29 +467,38 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
   }
 
   /**
+   * A dashboard POST's JSON body, or undefined once the service is closing
+   * (the request is dropped): 415 unless it is application/json (a page on
+   * another site cannot send that without a CORS preflight this service never
+   * grants, nor pass the Origin check of access.ts, before this), 400 `bad`
+   * unless it parses. A value of maxBody bytes may take six times that as
+   * JSON escapes.
+   */
+  async function jsonBody(req: http.IncomingMessage, res: http.ServerResponse, bad: string): Promise<{ value: unknown } | undefined> {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json') throw new HttpError(415, 'Content-Type: must be application/json');
+    const raw = await readBody(req, maxBody * 6 + 1024);
+    if (closed) {
+      res.destroy();
+      return undefined;
+    }
+    try {
+      return { value: JSON.parse(utf8.decode(raw)) as unknown };
+    } catch {
+      throw new HttpError(400, bad);
+    }
+  }
+
+  /**
    * POST /dashboard/set-value {deviceId, value}: stores a value in a Value
    * device through the API's own updatedevicevalue, with the owner's key and
    * the device's PIN looked up here so the page never holds them.
    */
   async function setValue(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (req.method !== 'POST') throw new HttpError(405, REASONS[405] as string, { Allow: 'POST' });
-    // A page on another site cannot send application/json here without a
-    // CORS preflight this service never grants, nor pass the Origin check
-    // (access.ts, before this).
-    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-    if (type !== 'application/json') throw new HttpError(415, 'Content-Type: must be application/json');
-    // A value of maxBody bytes may take up to six times that as JSON escapes.
-    const raw = await readBody(req, maxBody * 6 + 1024);
-    if (closed) {
-      res.destroy();
-      return;
-    }
-    let input: unknown;
-    try {
-      input = JSON.parse(utf8.decode(raw));
-    } catch {
-      throw new HttpError(400, 'body: must be a JSON object {"deviceId": <number>, "value": <string>}');
-    }
+    const body = await jsonBody(req, res, 'body: must be a JSON object {"deviceId": <number>, "value": <string>}');
+    if (!body) return;
+    const input = body.value;
     if (!input || typeof input !== 'object' || Array.isArray(input)) {
       throw new HttpError(400, 'body: must be a JSON object {"deviceId": <number>, "value": <string>}');
     }
@@ -529,18 +538,9 @@ export async function startService(o: ServiceOptions): Promise<RunningService> {
     if (req.method !== route.method) throw new HttpError(405, REASONS[405] as string, { Allow: route.method });
     let body: unknown;
     if (route.method === 'POST') {
-      const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-      if (type !== 'application/json') throw new HttpError(415, 'Content-Type: must be application/json');
-      const raw = await readBody(req, maxBody * 6 + 1024);
-      if (closed) {
-        res.destroy();
-        return;
-      }
-      try {
-        body = JSON.parse(utf8.decode(raw));
-      } catch {
-        throw new HttpError(400, 'body: must be JSON');
-      }
+      const got = await jsonBody(req, res, 'body: must be JSON');
+      if (!got) return;
+      body = got.value;
     }
     const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
     const a = route.run(routeContext, { query, body });
