@@ -11,18 +11,14 @@ import type { DashboardState } from '../../host/service/dashboard';
 import type { RunningService, WriteEvent } from '../../host/service/server';
 import { makeFleet, report, UID, writeJson } from './fleet-fixture';
 import type { Dev } from './fleet-fixture';
-import { call, serviceHarness } from './helpers';
+import { call, dashboardState, serviceHarness } from './helpers';
 import type { RawResponse } from './helpers';
 import { send } from './security-helpers';
 
 const h = serviceHarness();
 afterEach(() => h.cleanup());
 
-async function state(svc: RunningService): Promise<DashboardState> {
-  const r = await call(svc.port, 'GET', '/dashboard/state');
-  expect(r.status).toBe(200);
-  return JSON.parse(r.body) as DashboardState;
-}
+const state = dashboardState;
 
 async function stored(svc: RunningService, d: Dev): Promise<string> {
   return (await call(svc.port, 'GET', `/api/showdevicejson/${d.key}/${d.id}/${d.pin}`)).body;

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { startService } from '../../host/service/server';
+import type { DashboardState } from '../../host/service/dashboard';
 import type { RunningService, ServiceOptions } from '../../host/service/server';
 
 export interface RawResponse {
@@ -143,4 +144,11 @@ export async function provision(
   if (d.status !== 200) throw new Error(`createuserdevice: ${d.status} ${d.body}`);
   const dev = JSON.parse(d.body) as { DeviceID: number; DevicePIN: number };
   return { key, id: dev.DeviceID, pin: dev.DevicePIN };
+}
+
+/** The dashboard's state as the page reads it (GET /dashboard/state, which must answer 200). */
+export async function dashboardState(svc: RunningService): Promise<DashboardState> {
+  const r = await call(svc.port, 'GET', '/dashboard/state');
+  if (r.status !== 200) throw new Error(`GET /dashboard/state: ${r.status} ${r.body}`);
+  return JSON.parse(r.body) as DashboardState;
 }

@@ -5,19 +5,15 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import type { BoardPanel, DashboardState } from '../../host/service/dashboard';
+import type { BoardPanel } from '../../host/service/dashboard';
 import type { RunningService, WriteEvent } from '../../host/service/server';
-import { call, enc, provision, rawExchange, serviceHarness } from './helpers';
+import { call, dashboardState, enc, provision, rawExchange, serviceHarness } from './helpers';
 import type { RawResponse } from './helpers';
 
 const h = serviceHarness();
 afterEach(() => h.cleanup());
 
-async function state(svc: RunningService): Promise<DashboardState> {
-  const r = await call(svc.port, 'GET', '/dashboard/state');
-  expect(r.status).toBe(200);
-  return JSON.parse(r.body) as DashboardState;
-}
+const state = dashboardState;
 
 function setValue(svc: RunningService, body: unknown, type = 'application/json'): Promise<RawResponse> {
   return call(svc.port, 'POST', '/dashboard/set-value', typeof body === 'string' ? body : JSON.stringify(body), type);
