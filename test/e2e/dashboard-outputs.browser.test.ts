@@ -7,12 +7,10 @@
 //  2. on `npm start` itself (real time): its sim_control device and relay,
 //     the panel and the console line, within a generous bound.
 // In CI Chromium is installed by .ci/run, so a missing browser fails there instead of skipping.
-import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { provisionDevice } from '../../src/agent/provision';
@@ -29,7 +27,7 @@ import { testConfig } from '../fakes/config';
 import { provisionConfig } from '../fakes/provision';
 import { launchChromium, present } from '../fakes/browser';
 import { until } from '../service-local/browser-until';
-import { watchOutput } from '../fakes/child';
+import { interrupt, npmStart } from '../fakes/child';
 import { Board } from '../runtime/harness';
 import type { Booted } from '../runtime/harness';
 
@@ -123,22 +121,18 @@ describe.skipIf(!present)('an output set from the dashboard', () => {
   });
 
   describe('on npm start', () => {
-    const loader = pathToFileURL(join(dirname(realpathSync('node_modules/.bin/tsx')), 'loader.mjs')).href;
     const data = mkdtempSync(join(tmpdir(), 'start-out-'));
     let proc: ChildProcessWithoutNullStreams | undefined;
 
     afterAll(async () => {
-      if (proc && proc.exitCode === null) {
-        const gone = new Promise((r) => proc!.once('exit', r));
-        proc.kill('SIGINT');
-        await gone;
-      }
+      if (proc) await interrupt(proc);
       rmSync(data, { recursive: true, force: true });
     });
 
     it("provisions sim_control and the relay; Set on the dashboard switches GP16, printed and in the panel", { timeout: 90000 }, async () => {
-      proc = spawn(process.execPath, ['--import', loader, 'host/start.ts', '--port', '0', '--data', data, '--interval-ms', '2000'], { stdio: 'pipe' });
-      const { waitFor } = watchOutput(proc);
+      const started = npmStart(data, ['--interval-ms', '2000']);
+      proc = started.proc;
+      const { waitFor } = started;
       const [, url] = await waitFor(/Device Data Service \(local\) at (http:\/\/127\.0\.0\.1:\d+)\/api\//);
       const [, id] = await waitFor(/provisioned Value device sim_control \(stored value 0\) for the relay on GP16: DeviceID (\d+)/, 60000);
       const deviceId = Number(id);
@@ -164,9 +158,7 @@ describe.skipIf(!present)('an output set from the dashboard', () => {
       // No API key (32 hex digits) in the page.
       expect((await page.locator('body').textContent()) ?? '').not.toMatch(/[0-9a-f]{32}/);
 
-      const code = new Promise((r) => proc!.once('exit', r));
-      proc.kill('SIGINT');
-      expect(await code).toBe(0);
+      expect(await interrupt(proc)).toBe(0);
     });
   });
 });

@@ -9,45 +9,27 @@
 //     devices it writes, every chart with a time axis and a unit, readable
 //     at 420 px, and no request of the page answered 4xx.
 // In CI Chromium is installed by .ci/run, so a missing browser fails there instead of skipping.
-import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { AgentConfig } from '../../src/config/types';
 import { crc32 } from '../../src/queue/crc32';
 import { startService } from '../../host/service/server';
 import type { RunningService } from '../../host/service/server';
 import { testConfig } from '../fakes/config';
 import { provisionConfig, provisionControl, provisionHealth } from '../fakes/provision';
-import { launchChromium, present } from '../fakes/browser';
+import { launchChromium, present, text, watched } from '../fakes/browser';
 import { until } from '../service-local/browser-until';
-import { watchOutput } from '../fakes/child';
+import { interrupt, npmStart } from '../fakes/child';
 import { Board } from '../runtime/harness';
 import type { Booted } from '../runtime/harness';
 
 const POLL_MS = 5000;
 
-/** A page that records script errors, CSP refusals and every answer of 400 or more. */
-async function watched(browser: Browser, width: number): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(`console: ${m.text()}`);
-  });
-  page.on('response', (r) => {
-    if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
-  });
-  return { page, problems };
-}
-
-const text = async (page: Page, sel: string): Promise<string> => (await page.locator(sel).textContent()) ?? '';
-
-/** What a configuration device holds for a board: its configuration, the secrets left out. */
+/** What a configuration device holds for a board here: its checked configuration's sections, the secrets left out. */
 function documentOf(cfg: AgentConfig): Record<string, unknown> {
   return { board: cfg.board, sensors: cfg.sensors, devices: cfg.devices, outputs: cfg.outputs, health: cfg.health, agent: cfg.agent };
 }
@@ -140,22 +122,18 @@ describe.skipIf(!present)('the fleet console with boards behind it', () => {
   });
 
   describe('on npm start', () => {
-    const loader = pathToFileURL(join(dirname(realpathSync('node_modules/.bin/tsx')), 'loader.mjs')).href;
     const data = mkdtempSync(join(tmpdir(), 'start-fleet-'));
     let proc: ChildProcessWithoutNullStreams | undefined;
 
     afterAll(async () => {
-      if (proc && proc.exitCode === null) {
-        const gone = new Promise((r) => proc!.once('exit', r));
-        proc.kill('SIGINT');
-        await gone;
-      }
+      if (proc) await interrupt(proc);
       rmSync(data, { recursive: true, force: true });
     });
 
     it("shows the simulated board's row, no Set form where it writes, charts with units, at 420 px wide, with no 4xx", { timeout: 90000 }, async () => {
-      proc = spawn(process.execPath, ['--import', loader, 'host/start.ts', '--port', '0', '--data', data, '--interval-ms', '2000'], { stdio: 'pipe' });
-      const { waitFor } = watchOutput(proc);
+      const started = npmStart(data, ['--interval-ms', '2000']);
+      proc = started.proc;
+      const { waitFor } = started;
       const [, url] = await waitFor(/Device Data Service \(local\) at (http:\/\/127\.0\.0\.1:\d+)\/api\//);
       const [, valueId] = await waitFor(/provisioned Value device sim_value: DeviceID (\d+)/, 60000);
       const [, controlId] = await waitFor(/provisioned Value device sim_control .*: DeviceID (\d+)/, 60000);
@@ -180,9 +158,7 @@ describe.skipIf(!present)('the fleet console with boards behind it', () => {
       expect(problems).toEqual([]);
       await page.close();
 
-      const code = new Promise((r) => proc!.once('exit', r));
-      proc.kill('SIGINT');
-      expect(await code).toBe(0);
+      expect(await interrupt(proc)).toBe(0);
     });
   });
 });

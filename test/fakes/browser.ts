@@ -4,7 +4,7 @@
 // missing browser fails there instead of skipping.
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const present = existsSync(CHROMIUM);
@@ -17,3 +17,20 @@ export function launchChromium(): Promise<Browser> {
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 }
+
+/** A page that records script errors, CSP refusals and every answer of 400 or more. */
+export async function watched(browser: Browser, width = 1280): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+  });
+  return { page, problems };
+}
+
+/** The text of the first element `sel` matches ('' when it has none). */
+export const text = async (page: Page, sel: string): Promise<string> => (await page.locator(sel).textContent()) ?? '';

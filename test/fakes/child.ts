@@ -1,7 +1,11 @@
 // A watcher of a child process's output (stdout and stderr together): what it
 // has printed so far, and a wait for a pattern that fails with that text if
 // the pattern does not appear in time, so a timeout shows what the child said.
+import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export interface OutputWatch {
   /** Everything printed so far. */
@@ -32,4 +36,20 @@ export function watchOutput(proc: ChildProcessWithoutNullStreams, timeoutMs = 20
       check();
     });
   return { out: () => text, waitFor };
+}
+
+const TSX_LOADER = pathToFileURL(join(dirname(realpathSync('node_modules/.bin/tsx')), 'loader.mjs')).href;
+
+/** `npm start` as a person runs it (host/start.ts through tsx) on its own port and data directory `data`, with `extra` options: the child and its output. */
+export function npmStart(data: string, extra: string[] = []): OutputWatch & { proc: ChildProcessWithoutNullStreams } {
+  const proc = spawn(process.execPath, ['--import', TSX_LOADER, 'host/start.ts', '--port', '0', '--data', data, ...extra], { stdio: 'pipe' });
+  return { proc, ...watchOutput(proc) };
+}
+
+/** A Ctrl-C (SIGINT) to a child that is still running: its exit code once it is gone (its own when it had already exited). */
+export function interrupt(proc: ChildProcessWithoutNullStreams): Promise<number | null> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve(proc.exitCode);
+  const gone = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  proc.kill('SIGINT');
+  return gone;
 }

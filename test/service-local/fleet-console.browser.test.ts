@@ -8,32 +8,16 @@
 
 import { readFileSync } from 'node:fs';
 
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { documentCrc } from '../../host/service/fleet';
 import type { RunningService } from '../../host/service/server';
-import { launchChromium, present } from '../fakes/browser';
+import { launchChromium, present, text, watched } from '../fakes/browser';
 import { until } from './browser-until';
 import { makeFleet, report, UID, writeJson } from './fleet-fixture';
 import type { Dev, Fleet } from './fleet-fixture';
 import { call, serviceHarness } from './helpers';
-
-/** A page that records script errors, CSP refusals and every answer of 400 or more. */
-async function watched(browser: Browser, width = 1280): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
-  const problems: string[] = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(`console: ${m.text()}`);
-  });
-  page.on('response', (r) => {
-    if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
-  });
-  return { page, problems };
-}
-
-const text = async (page: Page, sel: string): Promise<string> => (await page.locator(sel).textContent()) ?? '';
 
 describe.skipIf(!present)('the fleet console in a browser', () => {
   const h = serviceHarness();
