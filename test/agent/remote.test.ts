@@ -22,6 +22,7 @@ import { testConfig } from '../fakes/config';
 import { createMemoryFileStore } from '../fakes/files';
 import type { MemoryFileStore } from '../fakes/files';
 import { createFakeTime } from '../fakes/time';
+import { docOf } from '../fakes/remote-doc';
 
 const DATE = 'Sun, 22 Nov 2026 08:05:00 GMT';
 
@@ -83,16 +84,6 @@ function board(cfg = remoteConfig(), files: MemoryFileStore = createMemoryFileSt
   const read = (x: RemoteJob): Promise<WriteOutcome> => readRemote(rt, load, x, client);
   return { rt, files, store, info, errors, applied, restarts, loads, m, load, client, job, read, time, running: () => running };
 }
-
-/** The saved form of `c` as a document would carry it (as provision() writes the first one: without wifi, service, remote). */
-const docOf = (c: AgentConfig, change: (d: Record<string, unknown>) => void = () => undefined): string => {
-  const d = JSON.parse(CODEC.text(c)) as Record<string, unknown>;
-  delete d.wifi;
-  delete d.service;
-  delete d.remote;
-  change(d);
-  return JSON.stringify(d, null, 2);
-};
 
 describe('a document as content', () => {
   it('has one CRC whatever its spacing, and another for any other content', () => {

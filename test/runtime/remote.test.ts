@@ -10,7 +10,6 @@
 import { describe, expect, it } from 'vitest';
 import { healthReport } from '../../src/agent/health';
 import { canonical, docCrc, readSeen } from '../../src/agent/remote-state';
-import { CODEC } from '../../src/config/codec';
 import type { AgentConfig } from '../../src/config/types';
 import { crc32 } from '../../src/queue/crc32';
 import { testConfig } from '../fakes/config';
@@ -23,20 +22,11 @@ import type { FaultOptions, WriteEvent } from '../../host/service/server';
 import type { MemoryFileStore } from '../fakes/files';
 import { Board, DEAD_URL, provisioned, sharedService, until } from './harness';
 import type { Booted } from './harness';
+import { docOf } from '../fakes/remote-doc';
 
 const service = sharedService();
 
 const NO_ROOM = 'cold code check: not enough free heap now (41000 B free, about 58821 B needed); try again in a minute, or after maintenance(), which boots without the agent';
-
-/** `c`'s saved form as a document carries it (as provision() writes the first one), changed by `change`. */
-function docOf(c: AgentConfig, change: (d: Record<string, unknown>) => void = () => undefined): string {
-  const d = JSON.parse(CODEC.text(c)) as Record<string, unknown>;
-  delete d.wifi;
-  delete d.service;
-  delete d.remote;
-  change(d);
-  return JSON.stringify(d, null, 2);
-}
 
 /** The document with every sensor sampled every `ms`. */
 const every = (c: AgentConfig, ms: number): string => docOf(c, (d) => (d.sensors as Record<string, unknown>[]).forEach((s) => (s.intervalMs = ms)));
